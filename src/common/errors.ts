@@ -1,0 +1,47 @@
+/**
+ * Domain errors carry a wire code; the exception filter maps the code to an HTTP status once.
+ * Services throw these and never import HTTP exceptions.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE_ENTITY: 422,
+  ZIP_REJECTED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class PlatformError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly fieldErrors?: FieldError[],
+  ) {
+    super(message);
+    this.name = 'PlatformError';
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const badRequest = (message: string, fieldErrors?: FieldError[]) => new PlatformError('BAD_REQUEST', message, fieldErrors);
+export const unauthorized = (message = 'Authentication required') => new PlatformError('UNAUTHORIZED', message);
+export const forbidden = (message = 'Insufficient permissions') => new PlatformError('FORBIDDEN', message);
+export const notFound = (message: string) => new PlatformError('NOT_FOUND', message);
+export const conflict = (message: string) => new PlatformError('CONFLICT', message);
+export const unprocessable = (message: string, fieldErrors?: FieldError[]) =>
+  new PlatformError('UNPROCESSABLE_ENTITY', message, fieldErrors);
