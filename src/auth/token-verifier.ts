@@ -1,0 +1,56 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { PLATFORM_CONFIG } from '../config/config.module.js';
+import type { PlatformConfig } from '../config/config.js';
+import { PlatformError } from '../common/errors.js';
+import { ACCESS_LEVEL, type Principal } from './principal.js';
+
+/**
+ * Verifies the platform's HS256 JWTs. Only HS256 is accepted (never `none` or an asymmetric algorithm a
+ * forger could pick), `exp` is required, and the user id comes from `user_id` or `sub`.
+ */
+@Injectable()
+export class TokenVerifier {
+  constructor(
+    private readonly jwt: JwtService,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  verify(token: string): Principal {
+    let claims: Record<string, unknown>;
+    try {
+      claims = this.jwt.verify(token, { secret: this.config.jwtSecret, algorithms: ['HS256'] });
+    } catch (error) {
+      const reason = (error as Error).name === 'TokenExpiredError' ? 'token expired' : 'invalid token';
+      throw new PlatformError('UNAUTHORIZED', `Authentication failed: ${reason}`);
+    }
+    if (typeof claims.exp !== 'number') throw new PlatformError('UNAUTHORIZED', 'Authentication failed: token has no exp claim');
+    const userId = claims.user_id ?? claims.sub;
+    if ((typeof userId !== 'string' && typeof userId !== 'number') || String(userId).length === 0 || String(userId).length > 191) {
+      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: token has no user_id or sub claim');
+    }
+    const level = typeof claims.level === 'number' ? claims.level : null;
+    const username = typeof claims.username === 'string' && claims.username ? claims.username : String(userId);
+    return {
+      platformUserId: String(userId),
+      username: username.slice(0, 191),
+      email: typeof claims.email === 'string' ? claims.email.slice(0, 320) : null,
+      level,
+      tokenSaysAdmin: level === ACCESS_LEVEL.ADMIN || claims.is_admin === true,
+    };
+  }
+
+  /** Mints a token with the configured secret (`tb token`, tests). */
+  sign(claims: { userId: string; username: string; email?: string; admin?: boolean; ttlSeconds: number }): string {
+    return this.jwt.sign(
+      {
+        user_id: claims.userId,
+        sub: claims.userId,
+        username: claims.username,
+        ...(claims.email ? { email: claims.email } : {}),
+        level: claims.admin ? ACCESS_LEVEL.ADMIN : ACCESS_LEVEL.LOGGED_IN,
+      },
+      { secret: this.config.jwtSecret, algorithm: 'HS256', expiresIn: claims.ttlSeconds },
+    );
+  }
+}

@@ -1,0 +1,31 @@
+import { JwtService } from '@nestjs/jwt';
+import { loadConfig } from '../config/config.js';
+import { TokenVerifier } from '../auth/token-verifier.js';
+import { UsageError, parseCommandArgs, parseDuration } from './cli-args.js';
+import { ensurePersistedSecret } from './platform-secret.js';
+
+/** `tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]` prints a JWT signed with the configured secret. */
+export async function runTokenCommand(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs(
+    argv,
+    {
+      user: { type: 'string' },
+      username: { type: 'string' },
+      email: { type: 'string' },
+      admin: { type: 'boolean', default: false },
+      ttl: { type: 'string', default: '1h' },
+      'data-dir': { type: 'string' },
+    },
+    { allowPositionals: false },
+  );
+  if (!values.user || !values.username) throw new UsageError('usage: tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]');
+  const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? './data';
+  // Same secret `tb up` uses when PLATFORM_JWT_SECRET is unset.
+  const jwtSecret = process.env.PLATFORM_JWT_SECRET || (await ensurePersistedSecret(loadConfig({ ...process.env, PLATFORM_JWT_SECRET: 'x'.repeat(32) }, { dataDir }).dataDir));
+  const config = loadConfig(process.env, { dataDir, jwtSecret });
+  const verifier = new TokenVerifier(new JwtService({}), config);
+  console.log(
+    verifier.sign({ userId: values.user, username: values.username, email: values.email, admin: values.admin, ttlSeconds: parseDuration(values.ttl!) }),
+  );
+  return 0;
+}

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { PlatformError } from './errors.js';
+
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  mimeType: string;
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+export interface MultipartBody {
+  fields: Record<string, string>;
+  file: UploadedFile | null;
+  /** Removes the temporary directory; always call it (in a finally). */
+  cleanup(): Promise<void>;
+}
+
+export interface MultipartOptions {
+  fileField: string;
+  maxFileBytes: number;
+  maxFieldBytes?: number;
+  maxFields?: number;
+}
+
+/** Counts and hashes bytes on their way to disk, failing once the cap is passed. */
+class HashingLimiter extends Transform {
+  readonly hash = createHash('sha256');
+  size = 0;
+
+  constructor(private readonly maxBytes: number) {
+    super({ highWaterMark: 1024 * 1024 });
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) {
+      callback(new PlatformError('PAYLOAD_TOO_LARGE', `Upload exceeds the limit of ${this.maxBytes} bytes`));
+      return;
+    }
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+}
+
+/**
+ * Streams a multipart request: text fields into memory (small, capped), the one file part to a
+ * temporary file while hashing it with SHA-256 and enforcing the byte cap. Nothing is buffered whole.
+ */
+export async function readMultipart(request: Request, options: MultipartOptions): Promise<MultipartBody> {
+  const contentType = request.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data/i.test(contentType)) {
+    throw new PlatformError('BAD_REQUEST', 'Expected a multipart/form-data body');
+  }
+  const declaredLength = Number(request.headers['content-length'] ?? 0);
+  if (declaredLength > options.maxFileBytes + 1024 * 1024) {
+    throw new PlatformError('PAYLOAD_TOO_LARGE', `Upload exceeds the limit of ${options.maxFileBytes} bytes`);
+  }
+
+  const directory = await mkdtemp(join(tmpdir(), 'tb-upload-'));
+  const cleanup = () => rm(directory, { recursive: true, force: true });
+  const fields: Record<string, string> = {};
+  let file: UploadedFile | null = null;
+  const pending: Promise<void>[] = [];
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let parser: busboy.Busboy;
+      try {
+        parser = busboy({
+          headers: request.headers,
+          limits: { fieldSize: options.maxFieldBytes ?? 1024 * 1024, fields: options.maxFields ?? 50, files: 1, parts: 60 },
+        });
+      } catch (error) {
+        reject(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`));
+        return;
+      }
+      let failed = false;
+      const fail = (error: unknown) => {
+        if (failed) return;
+        failed = true;
+        request.unpipe(parser);
+        // Keep reading (and dropping) the rest of the body so the client receives our answer.
+        request.resume();
+        reject(error);
+      };
+
+      parser.on('field', (name, value, info) => {
+        if (info.valueTruncated) fail(new PlatformError('PAYLOAD_TOO_LARGE', `Field "${name}" is too large`));
+        else fields[name] = value;
+      });
+      parser.on('file', (name, stream, info) => {
+        if (name !== options.fileField || file) {
+          stream.resume();
+          if (name !== options.fileField) fail(new PlatformError('BAD_REQUEST', `Unexpected file field "${name}"; send the file as "${options.fileField}"`));
+          return;
+        }
+        const path = join(directory, 'upload');
+        const limiter = new HashingLimiter(options.maxFileBytes);
+        const upload: UploadedFile = { field: name, filename: info.filename ?? 'upload', mimeType: info.mimeType, path, size: 0, sha256: '' };
+        file = upload;
+        pending.push(
+          pipeline(stream, limiter, createWriteStream(path)).then(
+            () => {
+              upload.size = limiter.size;
+              upload.sha256 = limiter.hash.digest('hex');
+            },
+            (error) => {
+              stream.resume();
+              fail(error);
+            },
+          ),
+        );
+      });
+      parser.on('filesLimit', () => fail(new PlatformError('BAD_REQUEST', 'Only one file may be uploaded')));
+      parser.on('fieldsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many fields')));
+      parser.on('partsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many parts')));
+      parser.on('error', (error) => fail(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`)));
+      parser.on('close', () => {
+        Promise.all(pending).then(() => (failed ? undefined : resolve()), fail);
+      });
+      request.on('aborted', () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client')));
+      request.pipe(parser);
+    });
+  } catch (error) {
+    await Promise.allSettled(pending);
+    await cleanup();
+    throw error;
+  }
+  return { fields, file, cleanup };
+}

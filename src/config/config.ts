@@ -1,0 +1,186 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../modules/registry/zip-inspector.js';
+
+/**
+ * The one place that reads process.env. Every service receives a validated, typed PlatformConfig;
+ * start-up fails with one message listing every problem.
+ */
+export interface DatabaseConfig {
+  type: 'sqlite' | 'mysql';
+  /** SQLite file path, or the mysql:// URL. */
+  location: string;
+}
+
+export interface PlatformConfig {
+  version: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  database: DatabaseConfig;
+  redisUrl: string | null;
+  /** Prefix for every Redis key and Bull queue this process uses (lets tests share one Redis). */
+  redisPrefix: string;
+  jwtSecret: string;
+  authUrl: string | null;
+  debug: boolean;
+  publicBaseUrl: string | null;
+  storage: { primary: string; mirrors: string[] };
+  signedUrlTtlSeconds: number;
+  uploadMaxBytes: number;
+  zipLimits: ZipLimits;
+  rateLimit: { anonPerHour: number; authPerHour: number };
+  adminUsers: string[];
+  requireVerifiedPublisher: boolean;
+  deltaPreviousVersions: number;
+  deltaInlineMaxBytes: number;
+  runMigrations: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Environment = Record<string, string | undefined>;
+
+const MiB = 1024 * 1024;
+
+class EnvironmentReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Environment) {}
+
+  string(name: string): string | null {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? null : value.trim();
+  }
+
+  integer(name: string, fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number {
+    const raw = this.string(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  }
+
+  number(name: string, fallback: number, { min = 0 } = {}): number {
+    const raw = this.string(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min) {
+      this.problems.push(`${name} must be a number of at least ${min} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.string(name);
+    if (raw === null) return fallback;
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    this.problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  }
+
+  list(name: string): string[] {
+    const raw = this.string(name);
+    return raw === null ? [] : raw.split(',').map((item) => item.trim()).filter(Boolean);
+  }
+}
+
+export interface ConfigOverrides {
+  port?: number;
+  dataDir?: string;
+  /** Lets `tb up` supply a generated secret without writing it into the environment. */
+  jwtSecret?: string;
+}
+
+export function loadConfig(env: Environment = process.env, overrides: ConfigOverrides = {}): PlatformConfig {
+  const read = new EnvironmentReader(env);
+  const dataDir = resolve(overrides.dataDir ?? read.string('DATA_DIR') ?? './data');
+  const port = overrides.port ?? read.integer('PORT', 4025, { min: 0, max: 65535 });
+
+  const jwtSecret = overrides.jwtSecret ?? read.string('PLATFORM_JWT_SECRET');
+  if (!jwtSecret) {
+    read.problems.push('PLATFORM_JWT_SECRET is required: the HS256 secret shared with the platform auth module');
+  } else if (jwtSecret.length < 16) {
+    read.problems.push('PLATFORM_JWT_SECRET must be at least 16 characters long');
+  }
+
+  const database = parseDatabaseUrl(read.string('DATABASE_URL'), dataDir, read.problems);
+  const redisUrl = read.string('REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) read.problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
+
+  const primary = read.string('STORAGE_PRIMARY') ?? `file://${join(dataDir, 'objects')}`;
+  const mirrors = read.list('STORAGE_MIRRORS');
+  for (const [name, url] of [['STORAGE_PRIMARY', primary], ...mirrors.map((url) => ['STORAGE_MIRRORS', url])]) {
+    if (!/^(file|s3|s3\+http|s3\+https):\/\//.test(url)) {
+      read.problems.push(`${name} entries must be file://PATH or s3://… URLs (got "${redactUrl(url)}")`);
+    }
+  }
+
+  const publicBaseUrl = read.string('PUBLIC_BASE_URL');
+  if (publicBaseUrl && !/^https?:\/\//.test(publicBaseUrl)) read.problems.push('PUBLIC_BASE_URL must be an http(s) URL');
+
+  const config: PlatformConfig = {
+    version: read.string('npm_package_version') ?? '0.1.0',
+    host: read.string('HOST') ?? '0.0.0.0',
+    port,
+    dataDir,
+    database,
+    redisUrl,
+    redisPrefix: read.string('REDIS_PREFIX') ?? 'tb',
+    jwtSecret: jwtSecret ?? '',
+    authUrl: read.string('PLATFORM_AUTH_URL'),
+    debug: read.boolean('DEBUG', false),
+    publicBaseUrl: publicBaseUrl?.replace(/\/+$/, '') ?? null,
+    storage: { primary, mirrors },
+    signedUrlTtlSeconds: read.integer('SIGNED_URL_TTL_SECONDS', 600, { min: 1, max: 7 * 24 * 3600 }),
+    uploadMaxBytes: read.integer('UPLOAD_MAX_BYTES', 100 * MiB, { min: 1 }),
+    zipLimits: {
+      maxEntries: read.integer('ZIP_MAX_ENTRIES', DEFAULT_ZIP_LIMITS.maxEntries, { min: 1 }),
+      maxTotalUncompressedBytes: read.integer('ZIP_MAX_UNCOMPRESSED_BYTES', DEFAULT_ZIP_LIMITS.maxTotalUncompressedBytes, { min: 1 }),
+      maxEntryRatio: read.number('ZIP_MAX_ENTRY_RATIO', DEFAULT_ZIP_LIMITS.maxEntryRatio, { min: 1 }),
+      entryRatioFloorBytes: read.integer('ZIP_ENTRY_RATIO_FLOOR_BYTES', DEFAULT_ZIP_LIMITS.entryRatioFloorBytes, { min: 0 }),
+      maxNameLength: read.integer('ZIP_MAX_NAME_LENGTH', DEFAULT_ZIP_LIMITS.maxNameLength, { min: 1, max: 4096 }),
+      maxArchiveRatio: read.number('ZIP_MAX_ARCHIVE_RATIO', DEFAULT_ZIP_LIMITS.maxArchiveRatio, { min: 1 }),
+      archiveRatioThresholdBytes: read.integer('ZIP_ARCHIVE_RATIO_THRESHOLD_BYTES', DEFAULT_ZIP_LIMITS.archiveRatioThresholdBytes, { min: 0 }),
+    },
+    rateLimit: {
+      anonPerHour: read.integer('RATE_LIMIT_ANON_PER_HOUR', 100, { min: 1 }),
+      authPerHour: read.integer('RATE_LIMIT_AUTH_PER_HOUR', 1000, { min: 1 }),
+    },
+    adminUsers: read.list('REGISTRY_ADMIN_USERS'),
+    requireVerifiedPublisher: read.boolean('REGISTRY_REQUIRE_VERIFIED_PUBLISHER', false),
+    deltaPreviousVersions: read.integer('DELTA_PREVIOUS_VERSIONS', 3, { min: 0, max: 50 }),
+    deltaInlineMaxBytes: read.integer('DELTA_INLINE_MAX_BYTES', 32 * MiB, { min: 0 }),
+    runMigrations: read.boolean('RUN_MIGRATIONS', true),
+  };
+
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}
+
+function parseDatabaseUrl(url: string | null, dataDir: string, problems: string[]): DatabaseConfig {
+  if (!url) return { type: 'sqlite', location: join(dataDir, 'platform.sqlite') };
+  if (/^mysql:\/\//.test(url) || /^mariadb:\/\//.test(url)) {
+    return { type: 'mysql', location: url.replace(/^mariadb:/, 'mysql:') };
+  }
+  const sqlite = /^sqlite:(?:\/\/)?(.+)$/.exec(url);
+  if (sqlite) {
+    const path = sqlite[1];
+    return { type: 'sqlite', location: path === ':memory:' || isAbsolute(path) ? path : resolve(path) };
+  }
+  problems.push(`DATABASE_URL must be mysql://USER:PASSWORD@HOST:PORT/DATABASE or sqlite:PATH (got "${redactUrl(url)}")`);
+  return { type: 'sqlite', location: join(dataDir, 'platform.sqlite') };
+}
+
+/** Hides the password of a URL so configuration errors never print secrets. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):([^@]*)@/, '//$1:***@');
+}

@@ -1,0 +1,33 @@
+import { Global, Inject, Module, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { PLATFORM_CONFIG } from '../config/config.module.js';
+import type { PlatformConfig } from '../config/config.js';
+import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore, type CounterStore } from './counter-store.js';
+
+export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS_CLIENT,
+      inject: [PLATFORM_CONFIG],
+      useFactory: (config: PlatformConfig) =>
+        config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }) : null,
+    },
+    {
+      provide: COUNTER_STORE,
+      inject: [PLATFORM_CONFIG, REDIS_CLIENT],
+      useFactory: (config: PlatformConfig, redis: Redis | null): CounterStore =>
+        redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(),
+    },
+  ],
+  exports: [REDIS_CLIENT, COUNTER_STORE],
+})
+export class CountersModule implements OnApplicationShutdown {
+  constructor(@Optional() @Inject(REDIS_CLIENT) private readonly redis: Redis | null) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis?.quit().catch(() => undefined);
+  }
+}

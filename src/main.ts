@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { ConfigError } from './config/config.js';
+import { UsageError } from './cli/cli-args.js';
+import { runDbCommand } from './cli/db.command.js';
+import { runRegistryCommand } from './cli/registry.command.js';
+import { runTokenCommand } from './cli/token.command.js';
+import { runUpCommand } from './cli/up.command.js';
+
+const HELP = `tb — Toolbox Platform command-line tool
+
+  tb up [--port N] [--data-dir DIR]          start the platform on its embedded defaults (npm start)
+  tb registry [--port N] [--data-dir DIR]    start the package registry (default port 4025)
+  tb registry admins grant|revoke USER_ID    make a platform user a registry admin, or undo it
+  tb db migrate|status                       apply pending database migrations / show whether any are pending
+  tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]
+                                             mint a JWT with the configured secret
+  tb delta create OLD.zip NEW.zip PATCH      make a delta between two package archives
+  tb delta apply OLD.zip PATCH OUT.zip       rebuild the new archive from the old one and a delta
+  tb help                                    this text
+
+Configuration comes from the environment (see .env.example and the README).`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  up: runUpCommand,
+  registry: runRegistryCommand,
+  db: runDbCommand,
+  token: runTokenCommand,
+  delta: async (argv) => (await import('./cli/delta.command.js')).runDeltaCommand(argv),
+};
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    console.log(HELP);
+    return;
+  }
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`Unknown command "${name}". Run "tb help".`);
+  const code = await command(rest);
+  // -1: a server that keeps running.
+  if (code >= 0) process.exitCode = code;
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    console.error(`tb: ${error.message}`);
+    process.exitCode = 2;
+    return;
+  }
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,65 @@
+import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../auth/access.decorators.js';
+import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { PlatformError } from '../../common/errors.js';
+import { CallerService } from './caller.service.js';
+import { PublishersService } from './publishers.service.js';
+import { RegisterPublisherDto } from './registry.dto.js';
+import { publisherView } from './registry.views.js';
+
+@ApiTags('auth')
+@Authenticated()
+@Controller('api/v1/auth')
+export class AuthController {
+  constructor(
+    private readonly callers: CallerService,
+    private readonly publishers: PublishersService,
+  ) {}
+
+  @Get('me')
+  @ApiOperation({ summary: 'Current user (created at the first authenticated request)' })
+  @ApiOkResponse({ schema: { example: { id: 'uuid', platform_user_id: '42', email: 'a@b.c', username: 'ada', is_admin: false, publisher_id: null, is_verified: false } } })
+  async me(@Req() request: AuthenticatedRequest) {
+    const caller = await this.callers.of(request);
+    const user = caller.user!;
+    const publisher = caller.publisherId ? await this.publishers.findById(caller.publisherId) : null;
+    return {
+      id: user.id,
+      platform_user_id: user.platformUserId,
+      email: user.email,
+      username: user.username,
+      is_admin: caller.isAdmin,
+      publisher_id: publisher?.id ?? null,
+      is_verified: publisher?.verificationStatus === 'verified',
+    };
+  }
+
+  @Get('publisher')
+  @ApiOperation({ summary: "The caller's own publisher" })
+  @ApiNotFoundResponse({ description: 'The user has no publisher' })
+  async publisher(@Req() request: AuthenticatedRequest) {
+    const caller = await this.callers.of(request);
+    const publisher = caller.publisherId ? await this.publishers.findById(caller.publisherId) : null;
+    if (!publisher) throw new PlatformError('NOT_FOUND', 'You have no publisher; register one with POST /api/v1/auth/register-publisher');
+    const stats = (await this.publishers.stats([publisher.id], caller)).get(publisher.id);
+    return publisherView(publisher, stats);
+  }
+
+  @Post('register-publisher')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Register the caller as a publisher' })
+  @ApiCreatedResponse({ description: 'Publisher created with verification_status "unverified"' })
+  @ApiConflictResponse({ description: 'Name taken (case-insensitively) or the user already has a publisher' })
+  async registerPublisher(@Req() request: AuthenticatedRequest, @Body() body: RegisterPublisherDto) {
+    const caller = await this.callers.of(request);
+    const publisher = await this.publishers.register(caller.user!.id, {
+      name: body.name,
+      displayName: body.display_name,
+      email: body.email,
+      homepage: body.homepage,
+    });
+    const { created_at: _createdAt, ...view } = publisherView(publisher);
+    return view;
+  }
+}

@@ -1,0 +1,26 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { utcDate } from '../../../database/column-transformers.js';
+
+@Entity('users')
+export class UserEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  @Column({ name: 'platform_user_id', type: 'varchar', length: 191 })
+  platformUserId: string;
+
+  @Column({ type: 'varchar', length: 191 })
+  username: string;
+
+  @Column({ type: 'varchar', length: 320, nullable: true })
+  email: string | null;
+
+  @Column({ name: 'is_admin', type: 'boolean', default: false })
+  isAdmin: boolean;
+
+  @Column({ name: 'created_at', type: 'datetime', transformer: utcDate })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'datetime', transformer: utcDate })
+  updatedAt: Date;
+}

@@ -1,0 +1,160 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiForbiddenResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Authenticated, Public } from '../../auth/access.decorators.js';
+import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { PlatformError } from '../../common/errors.js';
+import { readMultipart } from '../../common/multipart-reader.js';
+import { validateAs } from '../../common/validation.pipe.js';
+import { PLATFORM_CONFIG } from '../../config/config.module.js';
+import type { PlatformConfig } from '../../config/config.js';
+import { CallerService } from './caller.service.js';
+import { PackageVersionsService } from './package-versions.service.js';
+import { PackagesService, type PackageInput } from './packages.service.js';
+import { CreatePackageDto, ListPackagesQuery, UpdatePackageDto } from './registry.dto.js';
+import { packageDetail, packageListItem } from './registry.views.js';
+
+export function packageInputOf(dto: CreatePackageDto): PackageInput {
+  return {
+    name: dto.name,
+    displayName: dto.display_name,
+    description: dto.description,
+    packageType: dto.package_type,
+    visibility: dto.visibility,
+    homepage: dto.homepage,
+    repository: dto.repository,
+    license: dto.license,
+    keywords: dto.keywords,
+    readme: dto.readme,
+  };
+}
+
+@ApiTags('packages')
+@ApiExtraModels(CreatePackageDto)
+@Controller('api/v1/packages')
+export class PackagesController {
+  constructor(
+    private readonly callers: CallerService,
+    private readonly packages: PackagesService,
+    private readonly versions: PackageVersionsService,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  @Get()
+  @Public()
+  @ApiOperation({ summary: 'List packages the caller may see, most recently updated first' })
+  @ApiOkResponse({ schema: { example: { packages: [], total: 0, page: 1, per_page: 20 } } })
+  async list(@Req() request: AuthenticatedRequest, @Query() query: ListPackagesQuery) {
+    const caller = await this.callers.of(request);
+    const { items, total } = await this.packages.list(caller, {
+      page: query.page,
+      perPage: query.per_page,
+      packageType: query.package_type,
+      publisher: query.publisher,
+    });
+    return { packages: items.map(({ pkg, publisher }) => packageListItem(pkg, publisher)), total, page: query.page, per_page: query.per_page };
+  }
+
+  @Post()
+  @Authenticated()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a package (JSON, or multipart with a `metadata` JSON field and an optional first-version `file`)' })
+  @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiBody({
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(CreatePackageDto) },
+        {
+          type: 'object',
+          required: ['metadata'],
+          properties: { metadata: { type: 'string', description: 'CreatePackageDto as JSON, plus version/changelog' }, file: { type: 'string', format: 'binary' } },
+        },
+      ],
+    },
+  })
+  @ApiCreatedResponse({ description: 'The package view' })
+  @ApiForbiddenResponse({ description: 'The caller has no publisher, or it is suspended' })
+  async create(@Req() request: Request & AuthenticatedRequest) {
+    const caller = await this.callers.of(request);
+    if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
+      const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes });
+      try {
+        let metadata: unknown;
+        try {
+          metadata = JSON.parse(body.fields.metadata ?? '');
+        } catch {
+          throw new PlatformError('UNPROCESSABLE_ENTITY', 'metadata must be a JSON object', [{ field: 'metadata', message: 'must be JSON' }]);
+        }
+        const dto = await validateAs(CreatePackageDto, metadata);
+        if (body.file) {
+          const { pkg, publisher, version } = await this.versions.createWithFirstVersion(caller, packageInputOf(dto), body, {
+            version: dto.version,
+            changelog: dto.changelog,
+          });
+          return packageDetail(pkg, publisher, [version]);
+        }
+        const { pkg, publisher } = await this.packages.create(caller, packageInputOf(dto));
+        return packageDetail(pkg, publisher, []);
+      } finally {
+        await body.cleanup();
+      }
+    }
+    const dto = await validateAs(CreatePackageDto, request.body);
+    if (dto.version !== undefined || dto.changelog !== undefined) {
+      throw new PlatformError('UNPROCESSABLE_ENTITY', 'version and changelog belong to a multipart create with a file');
+    }
+    const { pkg, publisher } = await this.packages.create(caller, packageInputOf(dto));
+    return packageDetail(pkg, publisher, []);
+  }
+
+  @Get(':name')
+  @Public()
+  @ApiOperation({ summary: 'Package detail with its versions' })
+  @ApiNotFoundResponse({ description: 'Unknown, or not visible to the caller' })
+  async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
+    const caller = await this.callers.of(request);
+    const { pkg, publisher, versions } = await this.packages.detail(caller, name);
+    return packageDetail(pkg, publisher, versions);
+  }
+
+  @Patch(':name')
+  @Authenticated()
+  @ApiOperation({ summary: "Update a package (owner's publisher or admin)" })
+  async update(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Body() body: UpdatePackageDto) {
+    const caller = await this.callers.of(request);
+    const { pkg } = await this.packages.update(caller, name, {
+      displayName: body.display_name,
+      description: body.description,
+      visibility: body.visibility,
+      homepage: body.homepage,
+      repository: body.repository,
+      license: body.license,
+      keywords: body.keywords,
+      readme: body.readme,
+    });
+    const { publisher, versions } = await this.packages.detail(caller, pkg.name);
+    return packageDetail(pkg, publisher, versions);
+  }
+
+  @Delete(':name')
+  @Authenticated({ admin: true })
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a package, its versions and every stored file (admin)' })
+  @ApiNoContentResponse()
+  async remove(@Req() request: AuthenticatedRequest, @Param('name') name: string): Promise<void> {
+    const caller = await this.callers.of(request);
+    await this.packages.delete(caller, name);
+  }
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { PlatformError } from '../../common/errors.js';
+import type { Caller } from './caller.js';
+import { PackageEntity } from './entities/package.entity.js';
+import { PublisherEntity, type VerificationStatus } from './entities/publisher.entity.js';
+
+export interface PublisherStats {
+  packageCount: number;
+  totalDownloads: number;
+}
+
+export interface RegisterPublisherInput {
+  name: string;
+  displayName?: string;
+  email?: string;
+  homepage?: string;
+}
+
+/** Limits a package query to what the caller may see (seed 01 "Authentication" 3–4). */
+export function whereVisibleTo<T extends object>(query: SelectQueryBuilder<T>, alias: string, caller: Caller, { listing = false } = {}): SelectQueryBuilder<T> {
+  if (caller.isAdmin && !listing) return query;
+  return query.andWhere(
+    new Brackets((where) => {
+      where.where(`${alias}.visibility = :publicVisibility`, { publicVisibility: 'public' });
+      if (!listing && caller.user) where.orWhere(`${alias}.visibility = :unlistedVisibility`, { unlistedVisibility: 'unlisted' });
+      if (caller.publisherId) where.orWhere(`${alias}.publisher_id = :callerPublisherId`, { callerPublisherId: caller.publisherId });
+    }),
+  );
+}
+
+@Injectable()
+export class PublishersService {
+  constructor(
+    @InjectRepository(PublisherEntity) private readonly publishers: Repository<PublisherEntity>,
+    @InjectRepository(PackageEntity) private readonly packages: Repository<PackageEntity>,
+  ) {}
+
+  async register(ownerUserId: string, input: RegisterPublisherInput): Promise<PublisherEntity> {
+    if (await this.findByOwner(ownerUserId)) throw new PlatformError('CONFLICT', 'You already have a publisher');
+    const nameLower = input.name.toLowerCase();
+    if (await this.publishers.exists({ where: { nameLower } })) {
+      throw new PlatformError('CONFLICT', `Publisher name "${input.name}" is already taken`);
+    }
+    const now = new Date();
+    const publisher = this.publishers.create({
+      id: randomUUID(),
+      name: input.name,
+      nameLower,
+      displayName: input.displayName?.trim() || input.name,
+      email: input.email ?? null,
+      homepage: input.homepage ?? null,
+      verificationStatus: 'unverified',
+      ownerUserId,
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      await this.publishers.insert(publisher);
+    } catch (error) {
+      // The unique indexes settle a race between two registrations.
+      if (await this.publishers.exists({ where: [{ nameLower }, { ownerUserId }] })) {
+        throw new PlatformError('CONFLICT', `Publisher name "${input.name}" is already taken or you already have a publisher`);
+      }
+      throw error;
+    }
+    return publisher;
+  }
+
+  findByOwner(ownerUserId: string): Promise<PublisherEntity | null> {
+    return this.publishers.findOne({ where: { ownerUserId } });
+  }
+
+  findById(id: string): Promise<PublisherEntity | null> {
+    return this.publishers.findOne({ where: { id } });
+  }
+
+  async findByIds(ids: string[]): Promise<Map<string, PublisherEntity>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = await this.publishers.createQueryBuilder('p').where('p.id IN (:...ids)', { ids: unique }).getMany();
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+
+  /** By name (case-insensitive) or by id. */
+  async findByNameOrId(nameOrId: string): Promise<PublisherEntity | null> {
+    return this.publishers.findOne({ where: [{ nameLower: nameOrId.toLowerCase() }, { id: nameOrId }] });
+  }
+
+  async setStatus(id: string, status: VerificationStatus): Promise<void> {
+    await this.publishers.update({ id }, { verificationStatus: status, updatedAt: new Date() });
+  }
+
+  /** package_count and total_downloads over the packages the caller may see. */
+  async stats(publisherIds: string[], caller: Caller): Promise<Map<string, PublisherStats>> {
+    const result = new Map<string, PublisherStats>(publisherIds.map((id) => [id, { packageCount: 0, totalDownloads: 0 }]));
+    if (publisherIds.length === 0) return result;
+    const query = this.packages
+      .createQueryBuilder('pkg')
+      .select('pkg.publisher_id', 'publisherId')
+      .addSelect('COUNT(*)', 'packageCount')
+      .addSelect('COALESCE(SUM(pkg.total_downloads), 0)', 'totalDownloads')
+      .where('pkg.publisher_id IN (:...publisherIds)', { publisherIds })
+      .groupBy('pkg.publisher_id');
+    const rows = await whereVisibleTo(query, 'pkg', caller).getRawMany<{ publisherId: string; packageCount: string | number; totalDownloads: string | number }>();
+    for (const row of rows) result.set(row.publisherId, { packageCount: Number(row.packageCount), totalDownloads: Number(row.totalDownloads) });
+    return result;
+  }
+}

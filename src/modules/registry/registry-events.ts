@@ -1,0 +1,65 @@
+import { Injectable, Logger } from '@nestjs/common';
+
+export interface VersionUploadedEvent {
+  packageId: string;
+  packageName: string;
+  version: string;
+}
+
+export interface VersionRemovedEvent {
+  packageId: string;
+  version: string;
+}
+
+export interface PackageDeletedEvent {
+  packageId: string;
+  packageName: string;
+  actorUserId: string | null;
+}
+
+export interface PackageChangedEvent {
+  packageId: string;
+}
+
+type Listener<T> = (event: T) => Promise<void> | void;
+
+/**
+ * What the registry announces to the modules built on it (search index, delta pre-generation, audit).
+ * Listeners run after the change is committed; a failing listener is logged and never undoes it.
+ */
+@Injectable()
+export class RegistryEvents {
+  private readonly logger = new Logger('RegistryEvents');
+  private readonly listeners = {
+    versionUploaded: [] as Listener<VersionUploadedEvent>[],
+    versionRemoved: [] as Listener<VersionRemovedEvent>[],
+    packageDeleted: [] as Listener<PackageDeletedEvent>[],
+    packageChanged: [] as Listener<PackageChangedEvent>[],
+  };
+
+  onVersionUploaded(listener: Listener<VersionUploadedEvent>): void {
+    this.listeners.versionUploaded.push(listener);
+  }
+
+  onVersionRemoved(listener: Listener<VersionRemovedEvent>): void {
+    this.listeners.versionRemoved.push(listener);
+  }
+
+  onPackageDeleted(listener: Listener<PackageDeletedEvent>): void {
+    this.listeners.packageDeleted.push(listener);
+  }
+
+  onPackageChanged(listener: Listener<PackageChangedEvent>): void {
+    this.listeners.packageChanged.push(listener);
+  }
+
+  async emit<K extends keyof RegistryEvents['listeners']>(name: K, event: Parameters<RegistryEvents['listeners'][K][number]>[0]): Promise<void> {
+    for (const listener of this.listeners[name] as Listener<typeof event>[]) {
+      try {
+        await listener(event);
+      } catch (error) {
+        this.logger.error(`Listener for ${name} failed: ${(error as Error).stack ?? error}`);
+      }
+    }
+  }
+}

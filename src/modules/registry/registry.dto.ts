@@ -1,0 +1,138 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { PageQuery } from '../../common/pagination.js';
+import { PACKAGE_TYPES, VISIBILITIES, type PackageType, type Visibility } from './entities/package.entity.js';
+
+/** Package and publisher names: 1–100 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const NAME_MESSAGE = 'must be 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit';
+const URL_PATTERN = /^https?:\/\/\S+$/;
+
+export class RegisterPublisherDto {
+  @ApiProperty({ example: 'toolbox-team' })
+  @IsString()
+  @Matches(NAME_PATTERN, { message: `name ${NAME_MESSAGE}` })
+  name: string;
+
+  @ApiPropertyOptional({ example: 'ToolBox Team' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  display_name?: string;
+
+  @ApiPropertyOptional({ example: 'team@example.com' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: 'email must be an e-mail address' })
+  @MaxLength(320)
+  email?: string;
+
+  @ApiPropertyOptional({ example: 'https://example.com' })
+  @IsOptional()
+  @IsString()
+  @Matches(URL_PATTERN, { message: 'homepage must be an http(s) URL' })
+  @MaxLength(500)
+  homepage?: string;
+}
+
+class PackageFieldsDto {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  display_name?: string;
+
+  @ApiPropertyOptional({ maxLength: 5000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  description?: string;
+
+  @ApiPropertyOptional({ enum: VISIBILITIES, default: 'public' })
+  @IsOptional()
+  @IsIn(VISIBILITIES)
+  visibility?: Visibility;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Matches(URL_PATTERN, { message: 'homepage must be an http(s) URL' })
+  @MaxLength(500)
+  homepage?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Matches(URL_PATTERN, { message: 'repository must be an http(s) URL' })
+  @MaxLength(500)
+  repository?: string;
+
+  @ApiPropertyOptional({ example: 'MIT' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  license?: string;
+
+  @ApiPropertyOptional({ type: [String], maxItems: 20 })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(50, { each: true })
+  keywords?: string[];
+
+  @ApiPropertyOptional({ description: 'Markdown', maxLength: 200000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200_000)
+  readme?: string;
+}
+
+export class CreatePackageDto extends PackageFieldsDto {
+  @ApiProperty({ example: 'CloudM' })
+  @IsString()
+  @Matches(NAME_PATTERN, { message: `name ${NAME_MESSAGE}` })
+  name: string;
+
+  @ApiPropertyOptional({ enum: PACKAGE_TYPES, default: 'mod' })
+  @IsOptional()
+  @IsIn(PACKAGE_TYPES)
+  package_type?: PackageType;
+
+  /** Multipart creation only: the first version's number and changelog. */
+  @ApiPropertyOptional({ description: 'multipart creation: version of the attached file' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  version?: string;
+
+  @ApiPropertyOptional({ description: 'multipart creation: changelog of the attached file' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100_000)
+  changelog?: string;
+}
+
+export class UpdatePackageDto extends PackageFieldsDto {}
+
+export class YankDto {
+  @ApiPropertyOptional({ example: 'security issue' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  reason?: string;
+}
+
+export class ListPackagesQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: PACKAGE_TYPES })
+  @IsOptional()
+  @IsIn(PACKAGE_TYPES)
+  package_type?: PackageType;
+
+  @ApiPropertyOptional({ description: 'publisher name' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  publisher?: string;
+}

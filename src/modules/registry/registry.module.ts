@@ -1,0 +1,42 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { USER_RESOLVER } from '../../auth/principal.js';
+import { DownloadCounters } from '../../storage/download-counters.js';
+import { AuthController } from './auth.controller.js';
+import { CallerService } from './caller.service.js';
+import { PackageVersionEntity } from './entities/package-version.entity.js';
+import { PackageEntity } from './entities/package.entity.js';
+import { PublisherEntity } from './entities/publisher.entity.js';
+import { UserEntity } from './entities/user.entity.js';
+import { PackageVersionsController } from './package-versions.controller.js';
+import { PackageVersionsService } from './package-versions.service.js';
+import { PackagesController } from './packages.controller.js';
+import { PackagesService } from './packages.service.js';
+import { PublishersService } from './publishers.service.js';
+import { RegistryEvents } from './registry-events.js';
+import { UsersService } from './users.service.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity])],
+  controllers: [AuthController, PackagesController, PackageVersionsController],
+  providers: [
+    UsersService,
+    { provide: USER_RESOLVER, useExisting: UsersService },
+    PublishersService,
+    PackagesService,
+    PackageVersionsService,
+    CallerService,
+    RegistryEvents,
+  ],
+  exports: [USER_RESOLVER, UsersService, PublishersService, PackagesService, PackageVersionsService, CallerService, RegistryEvents],
+})
+export class RegistryModule implements OnModuleInit {
+  constructor(
+    private readonly downloads: DownloadCounters,
+    private readonly versions: PackageVersionsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.downloads.register('packages', (key) => this.versions.countDownload(key));
+  }
+}

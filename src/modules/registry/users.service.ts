@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { PLATFORM_CONFIG } from '../../config/config.module.js';
+import type { PlatformConfig } from '../../config/config.js';
+import type { CallerUser, Principal, UserResolver } from '../../auth/principal.js';
+import { UserEntity } from './entities/user.entity.js';
+
+/**
+ * The registry's user records: created at the first authenticated request, username and e-mail
+ * refreshed from later tokens. Admin comes from the stored flag, REGISTRY_ADMIN_USERS, or the token's
+ * ADMIN level.
+ */
+@Injectable()
+export class UsersService implements UserResolver {
+  private readonly configuredAdmins: Set<string>;
+
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+  ) {
+    this.configuredAdmins = new Set(config.adminUsers);
+  }
+
+  async resolve(principal: Principal): Promise<CallerUser> {
+    let user = await this.users.findOne({ where: { platformUserId: principal.platformUserId } });
+    const now = new Date();
+    if (!user) {
+      user = this.users.create({
+        id: randomUUID(),
+        platformUserId: principal.platformUserId,
+        username: principal.username,
+        email: principal.email,
+        isAdmin: false,
+        createdAt: now,
+        updatedAt: now,
+      });
+      try {
+        await this.users.insert(user);
+      } catch (error) {
+        // Two first requests at once: the other one created the row.
+        const existing = await this.users.findOne({ where: { platformUserId: principal.platformUserId } });
+        if (!existing) throw error;
+        user = existing;
+      }
+    } else if (user.username !== principal.username || (principal.email !== null && user.email !== principal.email)) {
+      user.username = principal.username;
+      if (principal.email !== null) user.email = principal.email;
+      user.updatedAt = now;
+      await this.users.update({ id: user.id }, { username: user.username, email: user.email, updatedAt: now });
+    }
+    return {
+      id: user.id,
+      platformUserId: user.platformUserId,
+      username: user.username,
+      email: user.email,
+      isAdmin: user.isAdmin || this.configuredAdmins.has(user.platformUserId) || principal.tokenSaysAdmin,
+    };
+  }
+
+  async findById(id: string): Promise<UserEntity | null> {
+    return this.users.findOne({ where: { id } });
+  }
+
+  /** `tb registry admins grant|revoke`: creates the user record when the user has not logged in yet. */
+  async setAdmin(platformUserId: string, isAdmin: boolean): Promise<UserEntity> {
+    const now = new Date();
+    let user = await this.users.findOne({ where: { platformUserId } });
+    if (!user) {
+      user = this.users.create({ id: randomUUID(), platformUserId, username: platformUserId, email: null, isAdmin, createdAt: now, updatedAt: now });
+      await this.users.insert(user);
+      return user;
+    }
+    await this.users.update({ id: user.id }, { isAdmin, updatedAt: now });
+    return { ...user, isAdmin };
+  }
+}

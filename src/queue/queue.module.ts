@@ -1,0 +1,27 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PLATFORM_CONFIG } from '../config/config.module.js';
+import type { PlatformConfig } from '../config/config.js';
+import { BullJobQueue } from './bull-job-queue.js';
+import { InProcessJobQueue } from './in-process-job-queue.js';
+import { JOB_QUEUE, type JobQueue } from './job-queue.js';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: JOB_QUEUE,
+      inject: [PLATFORM_CONFIG, DataSource],
+      useFactory: (config: PlatformConfig, dataSource: DataSource): JobQueue =>
+        config.redisUrl ? new BullJobQueue(config.redisUrl, config.redisPrefix) : new InProcessJobQueue(dataSource),
+    },
+  ],
+  exports: [JOB_QUEUE],
+})
+export class QueueModule implements OnApplicationShutdown {
+  constructor(@Inject(JOB_QUEUE) private readonly queue: JobQueue) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue.close();
+  }
+}

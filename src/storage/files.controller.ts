@@ -1,0 +1,45 @@
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../auth/access.decorators.js';
+import { PlatformError } from '../common/errors.js';
+import { sendStoredObject } from '../common/send-object.js';
+import { DownloadCounters } from './download-counters.js';
+import { StorageService } from './storage.service.js';
+import { UrlSigner } from './url-signer.js';
+
+/**
+ * Serves the signed, time-limited download URLs. The signature is the authorisation, so any
+ * Authorization header a client attaches is ignored rather than checked.
+ */
+@ApiTags('files')
+@Public({ ignoreToken: true })
+@Controller('api/v1/files')
+export class FilesController {
+  constructor(
+    private readonly signer: UrlSigner,
+    private readonly storage: StorageService,
+    private readonly counters: DownloadCounters,
+  ) {}
+
+  @Get('*key')
+  @ApiOperation({ summary: 'Download a stored file through a signed URL (expires, signature)' })
+  @ApiOkResponse({ description: 'The file; 403 when the signature is wrong or expired' })
+  async download(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+    const path = request.path;
+    const key = decodeURIComponent(path.slice('/api/v1/files/'.length));
+    const verdict = this.signer.verify(path, request.query.expires, request.query.signature);
+    if (verdict === 'expired') throw new PlatformError('FORBIDDEN', 'This download URL has expired; request a new one');
+    if (verdict !== 'ok') throw new PlatformError('FORBIDDEN', 'Invalid download URL signature');
+    const info = await this.storage.stat(key);
+    if (!info) throw new PlatformError('NOT_FOUND', 'File not found');
+    await sendStoredObject(request, response, {
+      size: info.size,
+      etag: key.replace(/[^A-Za-z0-9._-]/g, '_'),
+      contentType: key.endsWith('.zip') ? 'application/zip' : 'application/octet-stream',
+      filename: key.split('/').pop(),
+      open: (range) => this.storage.get(key, range),
+      onServed: () => this.counters.count(key),
+    });
+  }
+}

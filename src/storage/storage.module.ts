@@ -1,0 +1,22 @@
+import { Global, Module } from '@nestjs/common';
+import { PLATFORM_CONFIG } from '../config/config.module.js';
+import type { PlatformConfig } from '../config/config.js';
+import { createObjectStore } from './object-store.factory.js';
+import { StorageService } from './storage.service.js';
+import { OBJECT_STORES } from './storage.tokens.js';
+import { UrlSigner } from './url-signer.js';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: OBJECT_STORES,
+      inject: [PLATFORM_CONFIG],
+      useFactory: (config: PlatformConfig) => [config.storage.primary, ...config.storage.mirrors].map(createObjectStore),
+    },
+    { provide: UrlSigner, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new UrlSigner(config.jwtSecret) },
+    StorageService,
+  ],
+  exports: [StorageService, UrlSigner],
+})
+export class StorageModule {}

@@ -1,0 +1,1 @@
+export const OBJECT_STORES = Symbol('OBJECT_STORES');
