@@ -1,47 +1,60 @@
-import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerStorage } from '@nestjs/throttler';
+import { Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { PlatformError } from '../common/errors.js';
+import { PLATFORM_CONFIG } from '../config/config.module.js';
+import type { PlatformConfig } from '../config/config.js';
 import { COUNTER_STORE, type CounterStore } from '../counters/counter-store.js';
 import { isAdmin } from './auth.guard.js';
 import type { AuthenticatedRequest } from './principal.js';
 
 export const RATE_LIMIT_WINDOW_MS = 3_600_000;
+const SKIP_RATE_LIMIT = 'platform:skipRateLimit';
 
-/** Throttler storage over our CounterStore: fixed hourly windows, shared through Redis when configured. */
-@Injectable()
-export class CounterThrottlerStorage implements ThrottlerStorage {
-  constructor(@Inject(COUNTER_STORE) private readonly counters: CounterStore) {}
+/** Health and readiness probes are not counted against anyone. */
+export const SkipRateLimit = () => SetMetadata(SKIP_RATE_LIMIT, true);
 
-  async increment(key: string, ttl: number, limit: number): Promise<{ totalHits: number; timeToExpire: number; isBlocked: boolean; timeToBlockExpire: number }> {
-    const hit = await this.counters.increment(`rate:${key}`, ttl);
-    const seconds = Math.max(1, Math.ceil(hit.resetInMs / 1000));
-    return { totalHits: hit.count, timeToExpire: seconds, isBlocked: hit.count > limit, timeToBlockExpire: seconds };
-  }
-}
-
-/** Per caller, not per route: anonymous callers by IP, authenticated ones by user; admins unlimited. */
+/** Per caller, not per route: anonymous callers by IP, authenticated ones by user. */
 export function rateLimitTracker(request: AuthenticatedRequest): string {
-  return request.user ? `user:${request.user.id}` : request.principal ? `principal:${request.principal.platformUserId}` : `ip:${request.ip ?? 'unknown'}`;
+  if (request.user) return `user:${request.user.id}`;
+  if (request.principal) return `principal:${request.principal.platformUserId}`;
+  return `ip:${request.ip ?? 'unknown'}`;
 }
 
-export function skipRateLimit(context: ExecutionContext): boolean {
-  return isAdmin(context.switchToHttp().getRequest<AuthenticatedRequest>());
-}
-
+/**
+ * Seed 01 "Limits": anonymous 100 requests/hour per client IP, authenticated 1000/hour per user,
+ * admins unlimited, in fixed hourly windows kept in the CounterStore (Redis when configured, so every
+ * process shares them). Every counted response carries X-RateLimit-Limit/-Remaining/-Reset (seconds);
+ * past the limit the answer is 429 RATE_LIMITED with Retry-After in whole seconds.
+ *
+ * Runs after AuthGuard (registration order), so it knows who the caller is.
+ * (@nestjs/throttler 6 is CommonJS requiring the ESM-only @nestjs/common 12; that loads under Node's
+ * require(esm) but not inside Jest's ESM VM on Node 20, so the limits are enforced here directly.)
+ */
 @Injectable()
-export class RateLimitGuard extends ThrottlerGuard {
-  protected override generateKey(_context: ExecutionContext, tracker: string): string {
-    return tracker;
-  }
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(COUNTER_STORE) private readonly counters: CounterStore,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
 
-  /** The 429 carries the same X-RateLimit headers as every other response, and Retry-After in seconds. */
-  protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    if (this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, [context.getHandler(), context.getClass()])) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if (isAdmin(request)) return true;
+    const limit = request.principal ? this.config.rateLimit.authPerHour : this.config.rateLimit.anonPerHour;
+    const hit = await this.counters.increment(`rate:${rateLimitTracker(request)}`, RATE_LIMIT_WINDOW_MS);
+    const resetSeconds = Math.max(1, Math.ceil(hit.resetInMs / 1000));
     const response = context.switchToHttp().getResponse<Response>();
-    response.setHeader('X-RateLimit-Limit', detail.limit);
-    response.setHeader('X-RateLimit-Remaining', 0);
-    response.setHeader('X-RateLimit-Reset', detail.timeToExpire);
-    response.setHeader('Retry-After', detail.timeToBlockExpire);
-    throw new PlatformError('RATE_LIMITED', `Rate limit of ${detail.limit} requests per hour exceeded; retry in ${detail.timeToBlockExpire} s`);
+    response.setHeader('X-RateLimit-Limit', String(limit));
+    response.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - hit.count)));
+    response.setHeader('X-RateLimit-Reset', String(resetSeconds));
+    if (hit.count > limit) {
+      response.setHeader('Retry-After', String(resetSeconds));
+      throw new PlatformError('RATE_LIMITED', `Rate limit of ${limit} requests per hour exceeded; retry in ${resetSeconds} s`);
+    }
+    return true;
   }
 }

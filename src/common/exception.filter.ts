@@ -1,6 +1,5 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ThrottlerException } from '@nestjs/throttler';
 import { ERROR_STATUS, PlatformError, type ErrorCode, type FieldError } from './errors.js';
 import { requestIdOf } from './request-id.middleware.js';
 
@@ -58,9 +57,6 @@ export class PlatformExceptionFilter implements ExceptionFilter {
 
     if (exception instanceof PlatformError) {
       return { status: exception.status, body: body(exception.code, exception.message, exception.fieldErrors) };
-    }
-    if (exception instanceof ThrottlerException) {
-      return { status: 429, body: body('RATE_LIMITED', 'Rate limit exceeded; retry after the time given in Retry-After') };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

@@ -1,7 +1,7 @@
 import { Controller, Get, Head, HttpCode, Inject, Optional, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { SkipThrottle } from '@nestjs/throttler';
+import { SkipRateLimit } from '../auth/rate-limit.guard.js';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -17,7 +17,7 @@ const CHECK_TIMEOUT_MS = 3000;
 
 @ApiTags('health')
 @Public()
-@SkipThrottle()
+@SkipRateLimit()
 @Controller()
 export class HealthController {
   constructor(
