@@ -25,7 +25,7 @@ export class FilesController {
   @Get('*key')
   @ApiOperation({ summary: 'Download a stored file through a signed URL (expires, signature)' })
   @ApiOkResponse({ description: 'The file; 403 when the signature is wrong or expired' })
-  async download(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+  async download(@Req() request: Request, @Res() response: Response): Promise<void> {
     const path = request.path;
     const key = decodeURIComponent(path.slice('/api/v1/files/'.length));
     const verdict = this.signer.verify(path, request.query.expires, request.query.signature);

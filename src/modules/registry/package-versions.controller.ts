@@ -89,18 +89,19 @@ export class PackageVersionsController {
   @ApiProduces('application/zip', 'application/json')
   async version(
     @Req() request: Request & AuthenticatedRequest,
-    @Res({ passthrough: true }) response: Response,
+    @Res() response: Response,
     @Param('name') name: string,
     @Param('version') version: string,
-  ) {
+  ): Promise<void> {
     const caller = await this.callers.of(request);
     const { pkg, version: row } = await this.versions.findVersion(caller, name, version);
     if (request.accepts(['application/zip', 'application/octet-stream', 'application/json']) === 'application/json') {
-      return {
+      response.json({
         package: pkg.name,
         ...versionView(row),
         download_url: this.versions.signedUrl(row.storageKey, baseUrlOf(request)),
-      };
+      });
+      return;
     }
     await sendStoredObject(request, response, {
       size: row.sizeBytes,
@@ -111,7 +112,6 @@ export class PackageVersionsController {
       open: (range) => this.versions.open(row, range),
       onServed: () => this.versions.countDownload(row.storageKey),
     });
-    return undefined;
   }
 
   @Post('versions/:version/yank')

@@ -129,6 +129,16 @@ describe('ZipInspector', () => {
       expect(inspection).toMatchObject({ fileCount: 50, totalUncompressedBytes: 100 * MEBIBYTE });
     });
 
+    it('inspects several archives at once with one inspector', async () => {
+      const inspector = new ZipInspector();
+      const [first, second] = await Promise.all([
+        writeArchive(zipBuilder().addRandom('a.bin', 3 * MEBIBYTE)),
+        writeArchive(zipBuilder().addRandom('b.bin', 2 * MEBIBYTE, { deflate: false }).add('c.txt', 'c')),
+      ]);
+      const results = await Promise.all([inspector.inspect(first), inspector.inspect(second)]);
+      expect(results.map((result) => result.totalUncompressedBytes)).toEqual([3 * MEBIBYTE, 2 * MEBIBYTE + 1]);
+    });
+
     it('applies limits given to the class constructor over the defaults', async () => {
       const inspector = new ZipInspector({ maxEntries: 1 });
       expect(inspector.limits).toEqual({ ...DEFAULT_ZIP_LIMITS, maxEntries: 1 });
@@ -178,6 +188,18 @@ describe('ZipInspector', () => {
       expect(await rejectionOf(zipBuilder().addRaw('broken.txt', garbage, { compress: false, method: 8, declaredSize: 10 }))).toMatchObject(
         rejectedWith('"broken.txt" is corrupt'),
       );
+    });
+
+    it('rejects a deflate stream cut short', async () => {
+      const content = Buffer.alloc(100_000, 'a');
+      const deflated = zlib.deflateRawSync(content);
+      const builder = zipBuilder().addRaw('cut.txt', deflated.subarray(0, deflated.length - 3), {
+        compress: false,
+        method: 8,
+        declaredSize: content.length,
+        crc32: zlib.crc32(content),
+      });
+      expect(await rejectionOf(builder)).toMatchObject(rejectedWith('ZIP entry "cut.txt" is corrupt: unexpected end of file'));
     });
   });
 

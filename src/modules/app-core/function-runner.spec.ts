@@ -1,0 +1,271 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Export, Mod } from './export.decorator.js';
+import { FunctionRegistry } from './function-registry.js';
+import { FunctionRunner } from './function-runner.js';
+import { Result } from './result.js';
+
+const silent = { log: () => undefined, error: () => undefined };
+
+let memoryCalls = 0;
+let fileCalls = 0;
+
+@Mod('Calc')
+class CalcMod {
+  factor = 10;
+
+  @Export()
+  add(first: number, second = 1) {
+    return first + second;
+  }
+
+  @Export()
+  async slowAdd(first: number, second: number) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return first + second;
+  }
+
+  @Export()
+  fail() {
+    throw new Error('boom');
+  }
+
+  @Export()
+  async failLater() {
+    throw new Error('late boom');
+  }
+
+  @Export()
+  custom() {
+    return Result.text('already a result');
+  }
+
+  @Export({ row: true })
+  raw() {
+    return { raw: true };
+  }
+
+  @Export({ preCompute: (args, kwargs) => ({ args: args.map((value) => Number(value) * 2), kwargs }) })
+  doubledInput(value: number) {
+    return value;
+  }
+
+  @Export({ postCompute: (result: Result) => Result.ok(`${result.get()}!`) })
+  shout() {
+    return 'hey';
+  }
+
+  @Export({ level: 1 })
+  members() {
+    return 'members only';
+  }
+
+  @Export({ level: -1 })
+  admins() {
+    return 'admins only';
+  }
+
+  @Export({ restrictInVirtualMode: true })
+  touchDisk() {
+    return 'touched';
+  }
+
+  @Export({ memoryCache: true, memoryCacheMaxSize: 2, memoryCacheTtl: 60 })
+  memo(value: number) {
+    memoryCalls++;
+    return { value, call: memoryCalls };
+  }
+
+  @Export({ memoryCache: true, memoryCacheTtl: 0.05 })
+  shortLived(value: number) {
+    memoryCalls++;
+    return { value, call: memoryCalls };
+  }
+
+  @Export({ fileCache: true })
+  persisted(value: number) {
+    fileCalls++;
+    return { value, call: fileCalls };
+  }
+
+  @Export({ requestAsKwarg: true })
+  whoAsks(request?: { user: string }) {
+    return request?.user ?? 'nobody';
+  }
+
+  @Export()
+  scaled(value: number) {
+    return value * (this?.factor ?? 1);
+  }
+
+  @Export({ state: true })
+  alwaysScaled(value: number) {
+    return value * this.factor;
+  }
+
+  @Export()
+  options({ query, limit = 3 }: { query?: string; limit?: number } = {}) {
+    return { query, limit };
+  }
+}
+
+enum Functions {
+  add = 'Calc.add',
+}
+
+describe('FunctionRunner', () => {
+  let dataDir: string;
+  let registry: FunctionRegistry;
+  let runner: FunctionRunner;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'runner-'));
+    registry = new FunctionRegistry({ appId: 'main', logger: silent });
+    registry.registerInstance(new CalcMod());
+    runner = new FunctionRunner(registry, { dataDir, logger: silent });
+  });
+
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs a sync function synchronously and wraps its value in Result.ok', () => {
+    const result = runner.runFunction(['Calc', 'add'], { args: [1, 2] }) as Result;
+    expect(result).toBeInstanceOf(Result);
+    expect([result.error, result.get()]).toEqual(['none', 3]);
+  });
+
+  it('accepts Module.function strings and enum members', () => {
+    expect((runner.runFunction(Functions.add, { args: [4] }) as Result).get()).toBe(5);
+  });
+
+  it('maps kwargs onto parameter names', () => {
+    expect((runner.runFunction('Calc.add', { kwargs: { second: 5, first: 1 } }) as Result).get()).toBe(6);
+  });
+
+  it('answers an unknown keyword with an InputError', () => {
+    const result = runner.runFunction('Calc.add', { kwargs: { third: 1 } }) as Result;
+    expect([result.error, result.info.exec_code]).toEqual(['InputError', -3]);
+    expect(result.info.help_text).toContain("unexpected keyword argument 'third'");
+  });
+
+  it('answers an unknown function with InputError 404 function not found', () => {
+    const result = runner.runFunction('Calc.nothing') as Result;
+    expect([result.error, result.info.exec_code, result.info.help_text, result.result.data_info]).toEqual(['InputError', 404, 'function not found', 'Calc.nothing']);
+  });
+
+  it('turns an exception into InternalError -2 carrying the message', () => {
+    const result = runner.runFunction('Calc.fail') as Result;
+    expect([result.error, result.info.exec_code, result.info.help_text]).toEqual(['InternalError', -2, 'boom']);
+  });
+
+  it('turns a rejected promise into InternalError -2', async () => {
+    const result = await runner.aRunFunction('Calc.failLater');
+    expect([result.error, result.info.exec_code, result.info.help_text]).toEqual(['InternalError', -2, 'late boom']);
+  });
+
+  it('awaits async functions in aRunFunction', async () => {
+    expect((await runner.aRunFunction('Calc.slowAdd', { args: [2, 3] })).get()).toBe(5);
+  });
+
+  it('passes a returned Result through unchanged', () => {
+    expect((runner.runFunction('Calc.custom') as Result).result.data_type).toBe('text');
+  });
+
+  it('returns the raw value of a row function', () => {
+    expect(runner.runFunction('Calc.raw')).toEqual({ raw: true });
+  });
+
+  it('lets preCompute rewrite the arguments', () => {
+    expect((runner.runFunction('Calc.doubledInput', { args: [4] }) as Result).get()).toBe(8);
+  });
+
+  it('lets postCompute rewrite the result', () => {
+    expect((runner.runFunction('Calc.shout') as Result).get()).toBe('hey!');
+  });
+
+  it('refuses a caller below the required level with InputError 403', () => {
+    const result = runner.runFunction('Calc.members', { callerLevel: 0 }) as Result;
+    expect([result.error, result.info.exec_code]).toEqual(['InputError', 403]);
+  });
+
+  it('lets a caller at the required level through', () => {
+    expect((runner.runFunction('Calc.members', { callerLevel: 2 }) as Result).get()).toBe('members only');
+  });
+
+  it('ranks admin (-1) above trusted callers', () => {
+    expect((runner.runFunction('Calc.admins', { callerLevel: 2 }) as Result).info.exec_code).toBe(403);
+    expect((runner.runFunction('Calc.admins', { callerLevel: -1 }) as Result).get()).toBe('admins only');
+  });
+
+  it('treats a call without callerLevel as an in-process trusted call', () => {
+    expect((runner.runFunction('Calc.admins') as Result).get()).toBe('admins only');
+  });
+
+  it('refuses restrictInVirtualMode functions in virtual mode only', () => {
+    const virtualRunner = new FunctionRunner(registry, { dataDir, virtualMode: true, logger: silent });
+    expect((virtualRunner.runFunction('Calc.touchDisk') as Result).info.exec_code).toBe(403);
+    expect((runner.runFunction('Calc.touchDisk') as Result).get()).toBe('touched');
+  });
+
+  it('serves repeated calls with equal arguments from the memory cache', () => {
+    const first = (runner.runFunction('Calc.memo', { kwargs: { value: 1 } }) as Result).get('call');
+    const second = (runner.runFunction('Calc.memo', { args: [1] }) as Result).get('call');
+    expect(second).toBe(first);
+  });
+
+  it('keeps at most memoryCacheMaxSize entries per function', () => {
+    for (const value of [1, 2, 3]) runner.runFunction('Calc.memo', { args: [value] });
+    expect(runner.memoryCache.size('Calc.memo')).toBe(2);
+  });
+
+  it('expires memory cache entries after memoryCacheTtl seconds', async () => {
+    const first = (runner.runFunction('Calc.shortLived', { args: [7] }) as Result).get('call');
+    const cached = (runner.runFunction('Calc.shortLived', { args: [7] }) as Result).get('call');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const expired = (runner.runFunction('Calc.shortLived', { args: [7] }) as Result).get('call');
+    expect([cached, expired === first]).toEqual([first, false]);
+  });
+
+  it('persists file-cached results under the data directory across runners', async () => {
+    const first = await runner.aRunFunction('Calc.persisted', { args: [3] });
+    const restarted = new FunctionRunner(registry, { dataDir, logger: silent });
+    const second = await restarted.aRunFunction('Calc.persisted', { args: [3] });
+    expect(second.get('call')).toBe(first.get('call'));
+    expect(await readdir(join(dataDir, 'cache', 'functions', 'Calc', 'persisted'))).toHaveLength(1);
+  });
+
+  it('does not cache errors', async () => {
+    const result = runner.runFunction('Calc.memo', { kwargs: { wrong: 1 } }) as Result;
+    expect(result.isError()).toBe(true);
+    expect(runner.memoryCache.size('Calc.memo')).toBe(0);
+  });
+
+  it('passes the request to requestAsKwarg functions', () => {
+    expect((runner.runFunction('Calc.whoAsks', { request: { user: 'ada' } }) as Result).get()).toBe('ada');
+  });
+
+  it('calls on the mod instance with state and without it when withState is false', () => {
+    expect((runner.runFunction('Calc.scaled', { args: [2] }) as Result).get()).toBe(20);
+    expect((runner.runFunction('Calc.scaled', { args: [2], withState: false }) as Result).get()).toBe(2);
+  });
+
+  it('keeps the instance for state: true functions even when withState is false', () => {
+    expect((runner.runFunction('Calc.alwaysScaled', { args: [2], withState: false }) as Result).get()).toBe(20);
+  });
+
+  it('gives kwargs to a function taking one options object', () => {
+    expect((runner.runFunction('Calc.options', { kwargs: { query: 'q' } }) as Result).get()).toEqual({ query: 'q', limit: 3 });
+  });
+
+  it('refuses an unknown specification', () => {
+    expect((runner.runFunction('Calc.add', { args: [1], specification: 'other' }) as Result).error).toBe('InputError');
+  });
+
+  it('returns bare data from runAny and the Result with getResults', async () => {
+    expect(runner.runAny('Calc.add', { args: [1, 1] })).toBe(2);
+    expect(await runner.aRunAny(['Calc', 'slowAdd'], { args: [1, 1] })).toBe(2);
+    expect(runner.runAny('Calc.raw', { getResults: true })).toBeInstanceOf(Result);
+  });
+});

@@ -1,0 +1,218 @@
+import { hasAccessLevel } from './access-level.js';
+import { FileFunctionCache, MemoryFunctionCache, callCacheKey } from './function-cache.js';
+import { ArgumentError, bindArguments, type FunctionEntry } from './function-entry.js';
+import type { FunctionRegistry, RegistryLogger } from './function-registry.js';
+import { Result } from './result.js';
+
+/** `Module.function` (also a string enum member with that value), or `[module, function]`. */
+export type FunctionName = string | readonly [string, string];
+
+export interface RunOptions {
+  /** Positional arguments. */
+  args?: readonly unknown[];
+  /** Keyword arguments, mapped onto parameter names; an unknown name is an InputError. */
+  kwargs?: Record<string, unknown>;
+  /** Call the method on its mod instance (default true); a function's `state` option overrides this. */
+  withState?: boolean;
+  /** The app specification the call runs under; this core has one, `app` (default). */
+  specification?: string;
+  /** The HTTP request, passed as the `request` keyword to functions with `requestAsKwarg`. */
+  request?: unknown;
+  /**
+   * The caller's access level (-1 admin, 0 anonymous, 1 logged in, 2 trusted). Absent means an
+   * in-process caller, which is trusted: transports (HTTP, MCP, RPC) must always pass it.
+   */
+  callerLevel?: number;
+}
+
+export interface RunAnyOptions extends RunOptions {
+  /** Return the Result instead of the bare data (default false). */
+  getResults?: boolean;
+}
+
+export interface FunctionRunnerOptions {
+  dataDir: string;
+  virtualMode?: boolean;
+  logger?: RegistryLogger;
+}
+
+const NO_OPTIONS: RunOptions = Object.freeze({});
+
+/** exec_code of refusals: the caller's level is too low, or the app runs in virtual mode. */
+export const EXEC_CODE_FORBIDDEN = 403;
+/** exec_code of an unknown function. */
+export const EXEC_CODE_NOT_FOUND = 404;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/**
+ * Runs registered functions in process. Never throws: an unknown function is an InputError Result
+ * (exec_code 404), bad arguments an InputError (-3), a refused call an InputError (403) and an
+ * exception inside the function an InternalError (-2) carrying its message.
+ */
+export class FunctionRunner {
+  readonly memoryCache = new MemoryFunctionCache();
+  readonly fileCache: FileFunctionCache;
+  private readonly virtualMode: boolean;
+  private readonly runnerLogger: RegistryLogger | undefined;
+
+  constructor(
+    protected readonly registry: FunctionRegistry,
+    runnerOptions: FunctionRunnerOptions,
+  ) {
+    this.fileCache = new FileFunctionCache(runnerOptions.dataDir);
+    this.virtualMode = runnerOptions.virtualMode ?? false;
+    this.runnerLogger = runnerOptions.logger;
+  }
+
+  /**
+   * Runs a function. Synchronous when the function is synchronous and not file-cached (returns a
+   * Result), otherwise a Promise of it; `await` works on both. A function registered with
+   * `row: true` yields its raw value instead of a Result (errors are still Results); pass `T` to type it.
+   */
+  runFunction<T = Result>(name: FunctionName, options: RunOptions = NO_OPTIONS): T | Result | Promise<T | Result> {
+    const entry = this.registry.get(typeof name === 'string' ? name : `${name[0]}.${name[1]}`);
+    if (entry === undefined) return notFound(name);
+    if (options.specification !== undefined && options.specification !== 'app') {
+      return Result.defaultUserError(`unknown specification '${options.specification}'`, -3);
+    }
+    if (entry.guarded || options.callerLevel !== undefined) {
+      const refusal = this.refusal(entry, options);
+      if (refusal !== undefined) return refusal;
+    }
+    let args = options.args;
+    let kwargs = options.kwargs;
+    let bound: unknown[];
+    try {
+      if (entry.options.preCompute !== null) [args, kwargs] = applyPreCompute(entry, args, kwargs);
+      bound = bindArguments(entry, args, kwargs, options.request);
+    } catch (error) {
+      if (error instanceof ArgumentError) return Result.defaultUserError(error.message, -3);
+      return this.failure(entry, error);
+    }
+    const self = entry.options.state === true || (entry.options.state === null && options.withState !== false) ? entry.instance : undefined;
+    if (entry.cache === null) return this.invoke(entry, self, bound) as T | Result | Promise<T | Result>;
+    // The key uses the bound arguments, so `f(1)` and `f(value=1)` share an entry; never the request.
+    const keyArguments = options.request !== undefined && entry.options.requestAsKwarg ? bindArguments(entry, args, kwargs) : bound;
+    return this.invokeCached(entry, self, bound, callCacheKey(entry, keyArguments)) as T | Result | Promise<T | Result>;
+  }
+
+  /** `runFunction`, always awaited. */
+  async aRunFunction<T = Result>(name: FunctionName, options?: RunOptions): Promise<T | Result> {
+    return await this.runFunction<T>(name, options);
+  }
+
+  /** Runs a function and returns its bare data (`Result.get()`), or the Result itself with `getResults`. */
+  runAny(name: FunctionName, options: RunAnyOptions = NO_OPTIONS): unknown {
+    const outcome = this.runFunction(name, options);
+    const getResults = options.getResults === true;
+    return isThenable(outcome) ? outcome.then((value) => unwrap(value, getResults)) : unwrap(outcome, getResults);
+  }
+
+  /** `runAny`, always awaited. */
+  async aRunAny(name: FunctionName, options?: RunAnyOptions): Promise<unknown> {
+    return await this.runAny(name, options);
+  }
+
+  private refusal(entry: FunctionEntry, options: RunOptions): Result | undefined {
+    if (entry.options.restrictInVirtualMode && this.virtualMode) {
+      return Result.defaultUserError(`${entry.key} is not available in virtual mode`, EXEC_CODE_FORBIDDEN);
+    }
+    if (options.callerLevel !== undefined && !hasAccessLevel(options.callerLevel, entry.options.level)) {
+      return Result.defaultUserError(`insufficient access level: ${entry.key} needs level ${entry.options.level}`, EXEC_CODE_FORBIDDEN);
+    }
+    return undefined;
+  }
+
+  private invoke(entry: FunctionEntry, self: object | undefined, bound: unknown[]): unknown {
+    let value: unknown;
+    try {
+      value = entry.method.apply(self, bound);
+    } catch (error) {
+      return this.failure(entry, error);
+    }
+    if (isThenable(value)) {
+      return Promise.resolve(value).then(
+        (resolved) => this.finish(entry, resolved),
+        (error: unknown) => this.failure(entry, error),
+      );
+    }
+    return this.finish(entry, value);
+  }
+
+  private finish(entry: FunctionEntry, value: unknown): unknown {
+    const row = entry.options.row;
+    const outcome = row || value instanceof Result ? value : Result.ok(value);
+    const postCompute = entry.options.postCompute;
+    if (postCompute === null) return outcome;
+    let computed: unknown;
+    try {
+      computed = postCompute(outcome);
+    } catch (error) {
+      return this.failure(entry, error);
+    }
+    const wrap = (final: unknown) => (row || final instanceof Result ? final : Result.ok(final));
+    return isThenable(computed)
+      ? Promise.resolve(computed).then(wrap, (error: unknown) => this.failure(entry, error))
+      : wrap(computed);
+  }
+
+  private invokeCached(entry: FunctionEntry, self: object | undefined, bound: unknown[], key: string): unknown {
+    if (entry.cache === 'memory') {
+      const hit = this.memoryCache.get(entry, key);
+      if (hit !== undefined) return hit.value;
+      const outcome = this.invoke(entry, self, bound);
+      const store = (value: unknown) => {
+        if (!isErrorOutcome(value)) this.memoryCache.set(entry, key, value);
+        return value;
+      };
+      return isThenable(outcome) ? Promise.resolve(outcome).then(store) : store(outcome);
+    }
+    return (async () => {
+      const hit = await this.fileCache.get(entry, key);
+      if (hit !== undefined) return hit.value;
+      const outcome = await this.invoke(entry, self, bound);
+      if (!isErrorOutcome(outcome)) {
+        try {
+          await this.fileCache.set(entry, key, outcome);
+        } catch (error) {
+          this.runnerLogger?.error(`file cache of ${entry.key} not written: ${(error as Error).message}`);
+        }
+      }
+      return outcome;
+    })();
+  }
+
+  private failure(entry: FunctionEntry, error: unknown): Result {
+    const message = error instanceof Error ? error.message : String(error);
+    this.runnerLogger?.error(`${entry.key} (${entry.source}) raised: ${message}`, error instanceof Error ? error.stack : undefined);
+    return Result.defaultInternalError(message, -2, { dataInfo: entry.key });
+  }
+}
+
+function applyPreCompute(
+  entry: FunctionEntry,
+  args: readonly unknown[] | undefined,
+  kwargs: Record<string, unknown> | undefined,
+): [unknown[] | undefined, Record<string, unknown> | undefined] {
+  const rewritten = entry.options.preCompute!(args ? [...args] : [], kwargs ? { ...kwargs } : {});
+  if (rewritten === undefined || rewritten === null) return [args as unknown[] | undefined, kwargs];
+  if (Array.isArray(rewritten)) return [rewritten[0], rewritten[1]];
+  return [rewritten.args ?? (args as unknown[] | undefined), rewritten.kwargs ?? kwargs];
+}
+
+function isErrorOutcome(value: unknown): boolean {
+  return value instanceof Result && value.isError();
+}
+
+function notFound(name: FunctionName): Result {
+  const key = typeof name === 'string' ? name : `${name[0]}.${name[1]}`;
+  return Result.defaultUserError('function not found', EXEC_CODE_NOT_FOUND, { dataInfo: key });
+}
+
+function unwrap(value: unknown, getResults: boolean): unknown {
+  if (getResults) return value instanceof Result ? value : Result.ok(value);
+  return value instanceof Result ? value.get() : value;
+}
