@@ -1,8 +1,15 @@
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
+import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
+import { PackageDeltaEntity } from '../modules/diff/entities/package-delta.entity.js';
 import { PackageVersionEntity } from '../modules/registry/entities/package-version.entity.js';
 import { PackageEntity } from '../modules/registry/entities/package.entity.js';
 import { PublisherEntity } from '../modules/registry/entities/publisher.entity.js';
 import { UserEntity } from '../modules/registry/entities/user.entity.js';
+import { AuditEntryEntity } from '../modules/admin/entities/audit-entry.entity.js';
+import { VerificationRequestEntity } from '../modules/admin/entities/verification-request.entity.js';
+import { ArtifactBuildEntity } from '../modules/artifacts/entities/artifact-build.entity.js';
+import { ArtifactVersionEntity } from '../modules/artifacts/entities/artifact-version.entity.js';
+import { ArtifactEntity } from '../modules/artifacts/entities/artifact.entity.js';
 
 /** Every entity of the platform, for the one data source (modules still own and export services, not these). */
-export const ENTITIES = [QueueJobEntity, UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity];
+export const ENTITIES = [QueueJobEntity, UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity, PackageDeltaEntity, PackageSearchTermEntity, VerificationRequestEntity, AuditEntryEntity, ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity];

@@ -18,6 +18,7 @@ export async function createHttpApp(rootModule: unknown, config: PlatformConfig,
   const app = await NestFactory.create<NestExpressApplication>(rootModule as never, {
     logger: options.logger === false ? false : (options.logger ?? (config.debug ? ['log', 'error', 'warn', 'debug'] : ['log', 'error', 'warn'])),
     bodyParser: false,
+    forceCloseConnections: true,
   });
   app.set('trust proxy', 'loopback');
   app.set('etag', false);
