@@ -4,8 +4,13 @@ import { ConfigModule } from '../config/config.module.js';
 import type { PlatformConfig } from '../config/config.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
+import { AdminModule } from '../modules/admin/admin.module.js';
+import { ArtifactsModule } from '../modules/artifacts/artifacts.module.js';
+import { DiffModule } from '../modules/diff/diff.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { RegistryModule } from '../modules/registry/registry.module.js';
+import { ResolveModule } from '../modules/resolve/resolve.module.js';
+import { SearchModule } from '../modules/search/search.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { FilesModule } from '../storage/files.module.js';
 import { StorageModule } from '../storage/storage.module.js';
@@ -25,7 +30,13 @@ export class RegistryServiceModule {
         FilesModule,
         AuthModule,
         HealthModule,
+        // Before RegistryModule: their static paths (packages/admin/…) must be matched before the registry's packages/:name/….
+        AdminModule,
+        ArtifactsModule,
         RegistryModule,
+        DiffModule,
+        SearchModule,
+        ResolveModule,
       ],
     };
   }

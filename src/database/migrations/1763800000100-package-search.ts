@@ -4,7 +4,8 @@ import { PortableColumns } from '../portable-columns.js';
 /**
  * The registry's search index (Search module, issue 4): one row per normalized word, field and
  * package. Terms compare in code point order on both engines (SQLite's default BINARY, MySQL's
- * utf8mb4_bin), so exact and prefix matches give the same answers everywhere. Rows are filled by
+ * utf8mb4_bin), so exact and prefix matches give the same answers everywhere. The primary key
+ * (term, package_id, field) covers every lookup; field weights are applied in the query. Rows are filled by
  * the Search module at start-up for packages that have none, and kept in step with writes.
  */
 export class PackageSearch1763800000100 implements MigrationInterface {
@@ -22,7 +23,6 @@ export class PackageSearch1763800000100 implements MigrationInterface {
           column.string('term', 64, { ...binary, isPrimary: true }),
           column.string('package_id', 36, { isPrimary: true }),
           column.string('field', 1, { ...binary, isPrimary: true }),
-          column.integer('weight'),
         ],
         indices: [new TableIndex({ name: 'ix_package_search_terms_package', columnNames: ['package_id'] })],
       }),

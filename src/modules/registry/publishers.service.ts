@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { Brackets, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
 import type { Caller } from './caller.js';
 import { PackageEntity } from './entities/package.entity.js';
@@ -91,6 +91,33 @@ export class PublishersService {
 
   async setStatus(id: string, status: VerificationStatus): Promise<void> {
     await this.publishers.update({ id }, { verificationStatus: status, updatedAt: new Date() });
+  }
+
+  /**
+   * Moves the status only if it is still one of `from` (compare-and-set, so two admins acting at once
+   * cannot both succeed). Pass the caller's transaction manager to commit it with related rows.
+   */
+  async transitionStatus(id: string, from: readonly VerificationStatus[], to: VerificationStatus, manager: EntityManager = this.publishers.manager): Promise<boolean> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(PublisherEntity)
+      .set({ verificationStatus: to, updatedAt: new Date() })
+      .where('id = :id', { id })
+      .andWhere('verification_status IN (:...from)', { from: [...from] })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Publishers by name, optionally limited to some statuses. */
+  async list(filter: { page: number; perPage: number; statuses?: VerificationStatus[] }): Promise<{ items: PublisherEntity[]; total: number }> {
+    const query = this.publishers.createQueryBuilder('publisher');
+    if (filter.statuses) query.where('publisher.verification_status IN (:...statuses)', { statuses: filter.statuses.length ? filter.statuses : ['none'] });
+    const [items, total] = await query
+      .orderBy('publisher.name_lower', 'ASC')
+      .skip((filter.page - 1) * filter.perPage)
+      .take(filter.perPage)
+      .getManyAndCount();
+    return { items, total };
   }
 
   /** package_count and total_downloads over the packages the caller may see. */

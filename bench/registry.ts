@@ -1,0 +1,185 @@
+/**
+ * Registry benchmark (issue "Platform foundation"): generates its own data, starts `tb registry` as a
+ * separate process on SQLite, and measures
+ *   1. package-detail GET throughput and p50/p99 latency, 10 concurrent connections, 10,000 packages;
+ *   2. upload + inspection of a 100 MiB ZIP: time, throughput, and the server's peak RSS growth;
+ *   3. download throughput of that file through its signed URL.
+ * Run after `npm run build`: `node dist/bench/registry.js [--seconds 10]`.
+ */
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createWriteStream, openAsBlob } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DataSource } from 'typeorm';
+import yazl from 'yazl';
+import { loadConfig } from '../src/config/config.js';
+import { createDataSourceOptions } from '../src/database/data-source-options.js';
+import { PackageEntity } from '../src/modules/registry/entities/package.entity.js';
+import { PublisherEntity } from '../src/modules/registry/entities/publisher.entity.js';
+import { UserEntity } from '../src/modules/registry/entities/user.entity.js';
+import { JwtService } from '@nestjs/jwt';
+import { TokenVerifier } from '../src/auth/token-verifier.js';
+
+const MIB = 1024 * 1024;
+const PACKAGES = 10_000;
+const CONNECTIONS = 10;
+const SECRET = 'bench-secret-0123456789abcdefghij';
+const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 10;
+const mainScript = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.js');
+
+const WORDS = 'cloud sync task queue file watch server client crypto cache config log metric chart graph http socket auth token user theme icon widget table form parse render build deploy backup search index'.split(' ');
+
+const packageName = (index: number) => `${WORDS[index % WORDS.length]}-${WORDS[(index * 7) % WORDS.length]}-${index}`;
+
+async function seed(dataDir: string): Promise<void> {
+  const config = loadConfig({ PLATFORM_JWT_SECRET: SECRET, DATA_DIR: dataDir });
+  const dataSource = new DataSource(createDataSourceOptions(config.database));
+  await dataSource.initialize();
+  await dataSource.runMigrations();
+  const now = new Date();
+  const user = { id: randomUUID(), platformUserId: 'bench', username: 'bench', email: null, isAdmin: false, createdAt: now, updatedAt: now };
+  await dataSource.getRepository(UserEntity).insert(user);
+  const publisher = { id: randomUUID(), name: 'bench', nameLower: 'bench', displayName: 'Bench', email: null, homepage: null, verificationStatus: 'verified' as const, ownerUserId: user.id, createdAt: now, updatedAt: now };
+  await dataSource.getRepository(PublisherEntity).insert(publisher);
+  const rows: Partial<PackageEntity>[] = [];
+  for (let index = 0; index < PACKAGES; index += 1) {
+    const name = packageName(index);
+    rows.push({
+      id: randomUUID(), name, nameLower: name, displayName: name.replace(/-/g, ' '),
+      description: `A ${WORDS[(index * 3) % WORDS.length]} module for ${WORDS[(index * 5) % WORDS.length]} work`,
+      packageType: 'mod', visibility: 'public', homepage: null, repository: null, license: 'MIT', keywords: [WORDS[index % WORDS.length]],
+      readme: null, publisherId: publisher.id, latestVersion: null, totalDownloads: index, createdAt: now, updatedAt: now,
+    });
+  }
+  for (let start = 0; start < rows.length; start += 500) await dataSource.getRepository(PackageEntity).insert(rows.slice(start, start + 500));
+  await dataSource.destroy();
+}
+
+async function startServer(dataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, [mainScript, 'registry', '--port', '0', '--data-dir', dataDir], {
+    env: { ...process.env, PLATFORM_JWT_SECRET: SECRET, HOST: '127.0.0.1', RATE_LIMIT_ANON_PER_HOUR: '100000000', RATE_LIMIT_AUTH_PER_HOUR: '100000000', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Registry ready at (http:\/\/[^/\s]+)/.exec(output);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`registry exited with ${code}: ${output}`)));
+  });
+  child.stdout!.resume();
+  return { child, baseUrl };
+}
+
+function rssOf(pid: number): Promise<number> {
+  return readFile(`/proc/${pid}/status`, 'utf8').then((text) => Number(/VmRSS:\s+(\d+)/.exec(text)![1]) * 1024);
+}
+
+async function detailLoad(baseUrl: string): Promise<{ requests: number; rps: number; p50: number; p99: number; errors: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = Date.now() + seconds * 1000;
+  const get = (path: string) =>
+    new Promise<number>((resolve) => {
+      const started = process.hrtime.bigint();
+      http.get(`${baseUrl}${path}`, { agent }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode === 200 ? Number(process.hrtime.bigint() - started) / 1e6 : -1));
+      }).on('error', () => resolve(-1));
+    });
+  // Warm-up, then the measured run.
+  await Promise.all(Array.from({ length: 200 }, (_, i) => get(`/api/v1/packages/${packageName(i)}`)));
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, worker) => {
+      let index = worker;
+      while (Date.now() < deadline) {
+        index = (index * 1103515245 + 12345) % PACKAGES;
+        const latency = await get(`/api/v1/packages/${packageName(index)}`);
+        if (latency < 0) errors += 1;
+        else latencies.push(latency);
+      }
+    }),
+  );
+  const elapsed = (Date.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return { requests: latencies.length, rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors };
+}
+
+async function writeBigZip(path: string): Promise<number> {
+  const zip = new yazl.ZipFile();
+  // Incompressible content, stored: the worst case for hashing and inspection throughput per byte.
+  for (let index = 0; index < 20; index += 1) zip.addBuffer(randomBytes(5 * MIB), `payload/part-${index}.bin`, { compress: false });
+  zip.addBuffer(Buffer.from('{"name":"big"}'), 'tb-mod.json');
+  zip.end();
+  await new Promise<void>((resolve, reject) => zip.outputStream.pipe(createWriteStream(path)).on('close', resolve).on('error', reject));
+  return (await stat(path)).size;
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tb-bench-registry-'));
+  try {
+    let started = Date.now();
+    await seed(dataDir);
+    console.log(`seeded ${PACKAGES} packages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const { child, baseUrl } = await startServer(dataDir, { UPLOAD_MAX_BYTES: String(120 * MIB) });
+    try {
+      const load = await detailLoad(baseUrl);
+
+      const signer = new TokenVerifier(new JwtService({}), loadConfig({ PLATFORM_JWT_SECRET: SECRET }));
+      const token = signer.sign({ userId: 'bench', username: 'bench', ttlSeconds: 3600 });
+      const zipPath = join(dataDir, 'big.zip');
+      const zipSize = await writeBigZip(zipPath);
+      const baselineRss = await rssOf(child.pid!);
+      let peakRss = baselineRss;
+      const sampler = setInterval(() => void rssOf(child.pid!).then((rss) => (peakRss = Math.max(peakRss, rss))), 10);
+      const form = new FormData();
+      form.append('version', '1.0.0');
+      form.append('file', await openAsBlob(zipPath), 'big.zip');
+      started = Date.now();
+      const upload = await fetch(`${baseUrl}/api/v1/packages/${packageName(0)}/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
+      const uploadSeconds = (Date.now() - started) / 1000;
+      clearInterval(sampler);
+      const uploaded = (await upload.json()) as { download_url: string };
+      if (upload.status !== 201) throw new Error(`upload failed: ${upload.status} ${JSON.stringify(uploaded)}`);
+
+      started = Date.now();
+      const download = await fetch(uploaded.download_url);
+      let downloaded = 0;
+      for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) downloaded += chunk.length;
+      const downloadSeconds = (Date.now() - started) / 1000;
+
+      const rows: Array<[string, string, string]> = [
+        ['detail GET throughput (10 connections)', `${load.rps.toFixed(0)} req/s`, '≥ 4,000 req/s'],
+        ['detail GET p50 / p99', `${load.p50.toFixed(2)} / ${load.p99.toFixed(2)} ms`, ''],
+        ['detail GET requests / errors', `${load.requests} / ${load.errors}`, ''],
+        [`upload + inspection, ${(zipSize / MIB).toFixed(1)} MiB ZIP`, `${uploadSeconds.toFixed(2)} s = ${(zipSize / MIB / uploadSeconds).toFixed(0)} MiB/s`, '≥ 100 MiB/s'],
+        ['server peak RSS growth during upload', `${((peakRss - baselineRss) / MIB).toFixed(1)} MiB`, '< 64 MiB'],
+        ['download of that file (signed URL)', `${(downloaded / MIB / downloadSeconds).toFixed(0)} MiB/s (${downloadSeconds.toFixed(2)} s)`, ''],
+      ];
+      const width = Math.max(...rows.map((row) => row[0].length));
+      console.log(`\nRegistry benchmark — SQLite, ${PACKAGES} packages, ${seconds} s load, node ${process.version}`);
+      console.log(`${'measure'.padEnd(width)} | result | target`);
+      for (const [measure, result, target] of rows) console.log(`${measure.padEnd(width)} | ${result} | ${target}`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

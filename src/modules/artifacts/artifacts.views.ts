@@ -1,0 +1,71 @@
+import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
+import { publisherRef } from '../registry/registry.views.js';
+import type { ArtifactBuildEntity } from './entities/artifact-build.entity.js';
+import type { ArtifactVersionEntity } from './entities/artifact-version.entity.js';
+import type { ArtifactEntity } from './entities/artifact.entity.js';
+
+export interface VersionWithBuilds {
+  version: ArtifactVersionEntity;
+  builds: ArtifactBuildEntity[];
+}
+
+export function artifactListItem(artifact: ArtifactEntity, publisher: PublisherEntity | null) {
+  return {
+    id: artifact.id,
+    name: artifact.name,
+    artifact_type: artifact.artifactType,
+    description: artifact.description ?? '',
+    homepage: artifact.homepage,
+    repository: artifact.repository,
+    publisher: publisherRef(publisher),
+    latest_version: artifact.latestVersion,
+    total_downloads: artifact.totalDownloads,
+    created_at: artifact.createdAt.toISOString(),
+    updated_at: artifact.updatedAt.toISOString(),
+  };
+}
+
+export function buildView(build: ArtifactBuildEntity) {
+  return {
+    platform: build.platform,
+    architecture: build.architecture,
+    filename: build.filename,
+    size_bytes: build.sizeBytes,
+    checksum_sha256: build.checksumSha256,
+    installer_type: build.installerType,
+    downloads: build.downloads,
+  };
+}
+
+export function artifactVersionView({ version, builds }: VersionWithBuilds) {
+  return {
+    version: version.version,
+    released_at: version.releasedAt.toISOString(),
+    changelog: version.changelog ?? '',
+    min_os_version: version.minOsVersion,
+    builds: builds.map(buildView),
+  };
+}
+
+export function artifactDetail(artifact: ArtifactEntity, publisher: PublisherEntity | null, versions: VersionWithBuilds[]) {
+  return { ...artifactListItem(artifact, publisher), versions: versions.map(artifactVersionView) };
+}
+
+/** The seed's latest-build view. */
+export function latestBuildView(artifact: ArtifactEntity, version: ArtifactVersionEntity, build: ArtifactBuildEntity) {
+  return {
+    artifact: artifact.name,
+    version: version.version,
+    released_at: version.releasedAt.toISOString(),
+    changelog: version.changelog ?? '',
+    min_os_version: version.minOsVersion,
+    build: {
+      platform: build.platform,
+      architecture: build.architecture,
+      filename: build.filename,
+      size_bytes: build.sizeBytes,
+      checksum_sha256: build.checksumSha256,
+      installer_type: build.installerType,
+    },
+  };
+}
