@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
@@ -27,9 +27,16 @@ export interface MultipartBody {
 
 export interface MultipartOptions {
   fileField: string;
+  /** Where the temporary upload goes; inside the data directory, so the local store can hard-link it. */
+  tempRoot?: string;
   maxFileBytes: number;
   maxFieldBytes?: number;
   maxFields?: number;
+}
+
+/** Uploads are staged under DATA_DIR/tmp: the same filesystem as local objects, so storing is a hard link, not a copy. */
+export function uploadTempRoot(config: { dataDir: string }): string {
+  return join(config.dataDir, 'tmp');
 }
 
 /** Counts and hashes bytes on their way to disk, failing once the cap is passed. */
@@ -66,7 +73,9 @@ export async function readMultipart(request: Request, options: MultipartOptions)
     throw new PlatformError('PAYLOAD_TOO_LARGE', `Upload exceeds the limit of ${options.maxFileBytes} bytes`);
   }
 
-  const directory = await mkdtemp(join(tmpdir(), 'tb-upload-'));
+  const root = options.tempRoot ?? tmpdir();
+  await mkdir(root, { recursive: true });
+  const directory = await mkdtemp(join(root, 'tb-upload-'));
   const cleanup = () => rm(directory, { recursive: true, force: true });
   const fields: Record<string, string> = {};
   let file: UploadedFile | null = null;

@@ -57,11 +57,18 @@ export class RedisCounterStore implements CounterStore {
 
   async increment(key: string, windowMs: number): Promise<CounterHit> {
     const fullKey = `${this.prefix}:counter:${key}`;
-    // INCR and a first-time PEXPIRE in one round trip; NX keeps the window fixed.
-    const results = await this.redis.multi().incr(fullKey).pexpire(fullKey, windowMs, 'NX').pttl(fullKey).exec();
+    // Redis takes whole milliseconds above zero.
+    const windowPx = Math.max(1, Math.ceil(windowMs));
+    // One round trip: SET NX PX starts a window only when none is running, so the window stays fixed
+    // (PEXPIRE … NX would do the same but needs Redis 7; on Redis 6 it fails and the count would never expire).
+    const results = await this.redis.multi().set(fullKey, 0, 'PX', windowPx, 'NX').incr(fullKey).pttl(fullKey).exec();
     if (!results) throw new Error('Redis transaction aborted');
-    const count = Number(results[0][1]);
+    const failed = results.find(([error]) => error);
+    if (failed) throw failed[0];
+    const count = Number(results[1][1]);
     const ttl = Number(results[2][1]);
+    // A key left without expiry (written by an older version) would count forever: give it a window.
+    if (ttl === -1) await this.redis.pexpire(fullKey, windowPx);
     return { count, resetInMs: ttl > 0 ? ttl : windowMs };
   }
 

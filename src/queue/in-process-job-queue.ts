@@ -20,6 +20,8 @@ export class InProcessJobQueue implements JobQueue {
   private readonly handlers = new Map<string, { handler: JobHandler; concurrency: number; running: number }>();
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
+  /** A kick that arrived during a poll: that poll may have read the table before the new work existed. */
+  private pollRequested = false;
   private closed = false;
   private readonly running = new Set<Promise<void>>();
 
@@ -96,6 +98,10 @@ export class InProcessJobQueue implements JobQueue {
 
   private kick(): void {
     if (this.closed || this.handlers.size === 0) return;
+    if (this.polling) {
+      this.pollRequested = true;
+      return;
+    }
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.poll(), 0);
   }
@@ -127,18 +133,28 @@ export class InProcessJobQueue implements JobQueue {
         if (!entry || entry.running >= entry.concurrency) continue;
         if (!(await this.claim(job, now))) continue;
         entry.running += 1;
-        const run = this.run(job, entry.handler).finally(() => {
-          entry.running -= 1;
-          this.running.delete(run);
-          this.kick();
-        });
+        const run = this.run(job, entry.handler)
+          // Recording the outcome can fail (database gone); the lease brings the job back, the process must live on.
+          .catch((error: unknown) => {
+            this.logger.error(`Recording the outcome of job ${job.name} ${job.id} failed: ${(error as Error)?.message ?? error}`);
+          })
+          .finally(() => {
+            entry.running -= 1;
+            this.running.delete(run);
+            this.kick();
+          });
         this.running.add(run);
       }
     } catch (error) {
       if (!this.closed) this.logger.warn(`Polling jobs failed: ${(error as Error).message}`);
     } finally {
       this.polling = false;
-      this.schedule();
+      if (this.pollRequested) {
+        this.pollRequested = false;
+        this.kick();
+      } else {
+        this.schedule();
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { Logger, type INestApplication, type LoggerService } from '@nestjs/common';
+import { Logger, type INestApplication, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -10,7 +10,7 @@ import { PlatformValidationPipe } from '../common/validation.pipe.js';
 export interface HttpAppOptions {
   title: string;
   description: string;
-  logger?: LoggerService | false;
+  logger?: LoggerService | LogLevel[] | false;
 }
 
 /** Builds a service's Nest application with the platform's shared HTTP conventions. */

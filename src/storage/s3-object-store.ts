@@ -29,7 +29,8 @@ export interface S3StoreOptions {
  * Without a host (`s3:///bucket`) the AWS endpoint of the region and the default credential chain apply.
  */
 export function parseS3Url(url: string): S3StoreOptions {
-  const parsed = new URL(url.replace(/^s3(\+https?)?:/, 'http:'));
+  // Parsed under a non-special scheme: as `http:` the host-less `s3:///bucket` would read the bucket as the host.
+  const parsed = new URL(url.replace(/^s3(\+https?)?:/, 's3:'));
   const params = parsed.searchParams;
   const bucket = decodeURIComponent(parsed.pathname.replace(/^\/+/, '').split('/')[0] ?? '');
   if (!bucket) throw new Error('S3 storage URL needs a bucket: s3://KEY:SECRET@HOST:PORT/BUCKET');
@@ -62,6 +63,10 @@ export class S3ObjectStore implements ObjectStore {
           ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
           : undefined,
       maxAttempts: 2,
+      // The SDK's default CRC trailers use aws-chunked uploads that many S3-compatible stores (older MinIO,
+      // Ceph, s3rver) store verbatim, framing included; checksums only where an operation requires them.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
   }
 

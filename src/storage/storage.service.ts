@@ -38,7 +38,7 @@ export class StorageService implements OnModuleInit {
 
   onModuleInit(): void {
     this.queue.process<MirrorCopyPayload>(MIRROR_COPY_JOB, (payload) => this.copyToMirror(payload), { concurrency: 2 });
-    this.queue.process<DeletePayload>(DELETE_OBJECT_JOB, (payload) => this.stores[payload.store]?.delete(payload.key) ?? Promise.resolve());
+    this.queue.process<DeletePayload>(DELETE_OBJECT_JOB, (payload) => this.deleteFromStore(payload));
   }
 
   get primary(): ObjectStore {
@@ -113,5 +113,17 @@ export class StorageService implements OnModuleInit {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+    // Deleted from the primary while this copy ran: the mirror's delete job may be done already, so undo the copy.
+    if (!(await this.primary.stat(key))) await target.delete(key);
+  }
+
+  private async deleteFromStore({ key, store }: DeletePayload): Promise<void> {
+    const target = this.stores[store];
+    if (!target) return;
+    // Mirrors go after the primary: a mirror copy still queued would otherwise bring the object back to the mirror.
+    if (store > 0 && (await this.primary.stat(key))) {
+      throw new Error(`${key} is still on the primary ${this.primary.name}; its delete from ${target.name} waits for that`);
+    }
+    await target.delete(key);
   }
 }

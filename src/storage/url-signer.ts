@@ -19,9 +19,12 @@ export class UrlSigner {
 
   verify(path: string, expires: unknown, signature: unknown, now = Date.now()): 'ok' | 'expired' | 'invalid' {
     if (typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires)) return 'invalid';
+    // Exactly the form sign() writes: Buffer.from(…, 'hex') silently drops whatever follows the first
+    // non-hex character or odd digit, which would let many different strings pass as one signature.
+    if (!/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
     const expected = Buffer.from(this.signature(path, Number(expires)), 'hex');
     const given = Buffer.from(signature, 'hex');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+    if (!timingSafeEqual(given, expected)) return 'invalid';
     return Number(expires) * 1000 < now ? 'expired' : 'ok';
   }
 

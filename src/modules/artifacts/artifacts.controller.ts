@@ -17,7 +17,7 @@ import {
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
-import { readMultipart } from '../../common/multipart-reader.js';
+import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
@@ -119,7 +119,7 @@ export class ArtifactsController {
       request.resume();
       throw error;
     }
-    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes });
+    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { artifact: updated, version, build } = await this.builds.upload(caller, artifact, body);
       return {

@@ -3,7 +3,7 @@ import { ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiOkRes
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
-import { readMultipart } from '../../common/multipart-reader.js';
+import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
@@ -49,7 +49,7 @@ export class PackageVersionsController {
   @ApiConflictResponse({ description: 'The version exists' })
   async upload(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string) {
     const caller = await this.callers.of(request);
-    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes });
+    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);
       return {

@@ -16,7 +16,7 @@ import type { Request } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
-import { readMultipart } from '../../common/multipart-reader.js';
+import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
 import { validateAs } from '../../common/validation.pipe.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
@@ -89,7 +89,7 @@ export class PackagesController {
   async create(@Req() request: Request & AuthenticatedRequest) {
     const caller = await this.callers.of(request);
     if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
-      const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes });
+      const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
       try {
         let metadata: unknown;
         try {
