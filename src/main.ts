@@ -17,6 +17,16 @@ const HELP = `tb — Toolbox Platform command-line tool
                                              mint a JWT with the configured secret
   tb delta create OLD.zip NEW.zip PATCH      make a delta between two package archives
   tb delta apply OLD.zip PATCH OUT.zip       rebuild the new archive from the old one and a delta
+  tb mods install NAME[@RANGE] [--registry URL] [--token T]
+                                             install a mod (and its dependencies) from the registry
+  tb mods list|remove NAME|update [NAME]     installed mods (MODS_DIR), removal, updates
+  tb mods publish DIR [--registry URL] [--token T]
+                                             pack a mod directory and upload it
+  tb functions list|run M.f [--kwargs JSON]|test [--module M]
+                                             the application core's registered functions
+  tb docs init|search Q|lookup NAME|suggest  the docs system
+  tb footprint [--json]                      resource metrics of this process
+  tb probe ping|geo [--json]                 reach a platform server and measure it
   tb help                                    this text
 
 Configuration comes from the environment (see .env.example and the README).`;
@@ -29,6 +39,11 @@ const COMMANDS: Record<string, Command> = {
   db: runDbCommand,
   token: runTokenCommand,
   delta: async (argv) => (await import('./cli/delta.command.js')).runDeltaCommand(argv),
+  mods: async (argv) => (await import('./cli/mods.command.js')).runModsCommand(argv),
+  functions: async (argv) => (await import('./cli/functions.command.js')).runFunctionsCommand(argv),
+  docs: async (argv) => (await import('./cli/docs.command.js')).runDocsCommand(argv),
+  footprint: async (argv) => (await import('./cli/footprint.command.js')).runFootprintCommand(argv),
+  probe: async (argv) => (await import('./cli/probe.command.js')).runProbeCommand(argv),
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -34,6 +34,26 @@ export interface PlatformConfig {
   deltaPreviousVersions: number;
   deltaInlineMaxBytes: number;
   runMigrations: boolean;
+  /** The application core (seed 03 C): app id, installed mods, network probe and `runHttp`. */
+  appCore: {
+    /** APP_ID; `testOnly` functions register only when it contains `test`. */
+    appId: string;
+    /** MODS_DIR, default `<DATA_DIR>/mods`: installed mods and `tb-mods.lock.json`. */
+    modsDir: string;
+    platformBase: string | null;
+    platformBasePort: number | null;
+    platformRemoteBase: string | null;
+    /** PLATFORM_HTTP_URL: the platform HTTP worker `runHttp` calls. */
+    httpUrl: string | null;
+    /** FUNCTION_TEST_TIMEOUT_SECONDS: budget of one call in `tb functions test` (seed: 15). */
+    testTimeoutSeconds: number;
+    /** DOCS_ROOT: Markdown root of the docs system (default `<cwd>/docs`). */
+    docsRoot: string | null;
+    /** DOCS_SOURCE_ROOTS (comma-separated): code indexed by the docs system (default `<cwd>/src`). */
+    docsSourceRoots: string[];
+  };
+  /** The registry `tb mods` installs from and publishes to (TB_REGISTRY_URL, TB_TOKEN). */
+  modsRegistry: { url: string; token: string | null };
 }
 
 export class ConfigError extends Error {
@@ -98,6 +118,8 @@ export interface ConfigOverrides {
   dataDir?: string;
   /** Lets `tb up` supply a generated secret without writing it into the environment. */
   jwtSecret?: string;
+  /** Commands that verify and sign no token (`tb mods`, `tb functions`) run without PLATFORM_JWT_SECRET. */
+  jwtSecretOptional?: boolean;
 }
 
 export function loadConfig(env: Environment = process.env, overrides: ConfigOverrides = {}): PlatformConfig {
@@ -107,7 +129,7 @@ export function loadConfig(env: Environment = process.env, overrides: ConfigOver
 
   const jwtSecret = overrides.jwtSecret ?? read.string('PLATFORM_JWT_SECRET');
   if (!jwtSecret) {
-    read.problems.push('PLATFORM_JWT_SECRET is required: the HS256 secret shared with the platform auth module');
+    if (!overrides.jwtSecretOptional) read.problems.push('PLATFORM_JWT_SECRET is required: the HS256 secret shared with the platform auth module');
   } else if (jwtSecret.length < 16) {
     read.problems.push('PLATFORM_JWT_SECRET must be at least 16 characters long');
   }
@@ -160,6 +182,21 @@ export function loadConfig(env: Environment = process.env, overrides: ConfigOver
     deltaPreviousVersions: read.integer('DELTA_PREVIOUS_VERSIONS', 3, { min: 0, max: 50 }),
     deltaInlineMaxBytes: read.integer('DELTA_INLINE_MAX_BYTES', 32 * MiB, { min: 0 }),
     runMigrations: read.boolean('RUN_MIGRATIONS', true),
+    appCore: {
+      appId: read.string('APP_ID') ?? 'toolbox',
+      modsDir: resolve(read.string('MODS_DIR') ?? join(dataDir, 'mods')),
+      platformBase: read.string('PLATFORM_BASE'),
+      platformBasePort: read.string('PLATFORM_BASE_PORT') === null ? null : read.integer('PLATFORM_BASE_PORT', 0, { min: 1, max: 65535 }),
+      platformRemoteBase: read.string('PLATFORM_REMOTE_BASE')?.replace(/\/+$/, '') ?? null,
+      httpUrl: read.string('PLATFORM_HTTP_URL')?.replace(/\/+$/, '') ?? null,
+      testTimeoutSeconds: read.number('FUNCTION_TEST_TIMEOUT_SECONDS', 15, { min: 0.001 }),
+      docsRoot: read.string('DOCS_ROOT') === null ? null : resolve(read.string('DOCS_ROOT')!),
+      docsSourceRoots: read.list('DOCS_SOURCE_ROOTS').map((root) => resolve(root)),
+    },
+    modsRegistry: {
+      url: (read.string('TB_REGISTRY_URL') ?? 'http://127.0.0.1:4025').replace(/\/+$/, ''),
+      token: read.string('TB_TOKEN'),
+    },
   };
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);
