@@ -5,6 +5,7 @@ import type { ApiClient } from '../../support/api-client.js';
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import { ADMIN, publisherFactory } from '../../support/registry-fixtures.js';
+import { eventually } from '../../support/eventually.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -17,17 +18,6 @@ async function storedArtifactFiles(registry: RegistryUnderTest): Promise<string[
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-}
-
-/** Download counts are written once the response has been sent, so a client can read them a moment later. */
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    value = await read();
-  }
-  return value;
 }
 
 let counter = 0;

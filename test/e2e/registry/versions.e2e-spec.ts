@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
+import { eventually } from '../../support/eventually.js';
 import { ADMIN, createPackage, publisherFactory, samplePackageZip, uploadVersion } from '../../support/registry-fixtures.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -246,7 +247,7 @@ describe.each(backends())('package versions on $name', (backend) => {
       await registry.api.get(ticket.body.url);
       // A ticket alone is not a download.
       await registry.api.get('/api/v1/packages/Counted/versions/1.0.0/download');
-      const detail = await registry.api.get('/api/v1/packages/Counted');
+      const detail = await eventually(() => registry.api.get('/api/v1/packages/Counted'), (r) => r.body.total_downloads === 2);
       expect(detail.body.total_downloads).toBe(2);
       expect(detail.body.downloads).toBe(2);
       expect(detail.body.versions[0].downloads).toBe(2);
