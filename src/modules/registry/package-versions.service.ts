@@ -17,6 +17,7 @@ import { PackageVersionEntity } from './entities/package-version.entity.js';
 import { PackageEntity } from './entities/package.entity.js';
 import type { PublisherEntity } from './entities/publisher.entity.js';
 import { pickLatestVersion } from './latest-version.js';
+import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
 import { RegistryEvents } from './registry-events.js';
 import { packageFileName } from './registry.views.js';
@@ -54,6 +55,7 @@ export class PackageVersionsService {
     private readonly storage: StorageService,
     private readonly signer: UrlSigner,
     private readonly events: RegistryEvents,
+    private readonly viewCache: PackageViewCache,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {
     this.inspector = new ZipInspector(config.zipLimits);
@@ -211,6 +213,7 @@ export class PackageVersionsService {
     if (!row) return false;
     await this.versions.increment({ id: row.id }, 'downloads', 1);
     await this.packageRows.increment({ id: row.packageId }, 'totalDownloads', 1);
+    this.viewCache.invalidate(row.packageId);
     return true;
   }
 

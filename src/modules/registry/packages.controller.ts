@@ -22,6 +22,7 @@ import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import { CallerService } from './caller.service.js';
 import { PackageVersionsService } from './package-versions.service.js';
+import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
 import { CreatePackageDto, ListPackagesQuery, UpdatePackageDto } from './registry.dto.js';
 import { packageDetail, packageListItem } from './registry.views.js';
@@ -49,6 +50,7 @@ export class PackagesController {
     private readonly callers: CallerService,
     private readonly packages: PackagesService,
     private readonly versions: PackageVersionsService,
+    private readonly viewCache: PackageViewCache,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
@@ -124,9 +126,13 @@ export class PackagesController {
   @ApiOperation({ summary: 'Package detail with its versions' })
   @ApiNotFoundResponse({ description: 'Unknown, or not visible to the caller' })
   async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
+    const cached = this.viewCache.get(name.toLowerCase());
+    if (cached) return cached;
     const caller = await this.callers.of(request);
     const { pkg, publisher, versions } = await this.packages.detail(caller, name);
-    return packageDetail(pkg, publisher, versions);
+    const view = packageDetail(pkg, publisher, versions);
+    if (pkg.visibility === 'public') this.viewCache.set(pkg.id, pkg.nameLower, view);
+    return view;
   }
 
   @Patch(':name')

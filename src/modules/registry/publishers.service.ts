@@ -6,6 +6,7 @@ import { PlatformError } from '../../common/errors.js';
 import type { Caller } from './caller.js';
 import { PackageEntity } from './entities/package.entity.js';
 import { PublisherEntity, type VerificationStatus } from './entities/publisher.entity.js';
+import { PackageViewCache } from './package-view-cache.js';
 
 export interface PublisherStats {
   packageCount: number;
@@ -36,6 +37,7 @@ export class PublishersService {
   constructor(
     @InjectRepository(PublisherEntity) private readonly publishers: Repository<PublisherEntity>,
     @InjectRepository(PackageEntity) private readonly packages: Repository<PackageEntity>,
+    private readonly viewCache: PackageViewCache,
   ) {}
 
   async register(ownerUserId: string, input: RegisterPublisherInput): Promise<PublisherEntity> {
@@ -91,6 +93,8 @@ export class PublishersService {
 
   async setStatus(id: string, status: VerificationStatus): Promise<void> {
     await this.publishers.update({ id }, { verificationStatus: status, updatedAt: new Date() });
+    // Package views carry `publisher.verified`.
+    this.viewCache.clear();
   }
 
   /**
@@ -105,6 +109,8 @@ export class PublishersService {
       .where('id = :id', { id })
       .andWhere('verification_status IN (:...from)', { from: [...from] })
       .execute();
+    // Package views carry `publisher.verified`.
+    this.viewCache.clear();
     return (result.affected ?? 0) > 0;
   }
 

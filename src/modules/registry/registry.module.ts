@@ -10,6 +10,7 @@ import { PublisherEntity } from './entities/publisher.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { PackageVersionsController } from './package-versions.controller.js';
 import { PackageVersionsService } from './package-versions.service.js';
+import { PackageViewCache } from './package-view-cache.js';
 import { PackagesController } from './packages.controller.js';
 import { PackagesService } from './packages.service.js';
 import { PublishersService } from './publishers.service.js';
@@ -27,6 +28,7 @@ import { UsersService } from './users.service.js';
     PackageVersionsService,
     CallerService,
     RegistryEvents,
+    PackageViewCache,
   ],
   exports: [USER_RESOLVER, UsersService, PublishersService, PackagesService, PackageVersionsService, CallerService, RegistryEvents],
 })
@@ -34,9 +36,16 @@ export class RegistryModule implements OnModuleInit {
   constructor(
     private readonly downloads: DownloadCounters,
     private readonly versions: PackageVersionsService,
+    private readonly events: RegistryEvents,
+    private readonly viewCache: PackageViewCache,
   ) {}
 
   onModuleInit(): void {
     this.downloads.register('packages', (key) => this.versions.countDownload(key));
+    const invalidate = ({ packageId }: { packageId: string }) => this.viewCache.invalidate(packageId);
+    this.events.onPackageChanged(invalidate);
+    this.events.onVersionUploaded(invalidate);
+    this.events.onVersionRemoved(invalidate);
+    this.events.onPackageDeleted(invalidate);
   }
 }

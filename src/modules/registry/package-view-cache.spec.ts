@@ -1,0 +1,30 @@
+import { PackageViewCache } from './package-view-cache.js';
+
+describe('PackageViewCache', () => {
+  it('returns a stored view within its lifetime', () => {
+    const cache = new PackageViewCache();
+    cache.set('id-1', 'cloudm', { name: 'CloudM' }, 1000);
+    expect(cache.get('cloudm', 2000)).toEqual({ name: 'CloudM' });
+  });
+
+  it('forgets a view after five seconds', () => {
+    const cache = new PackageViewCache();
+    cache.set('id-1', 'cloudm', { name: 'CloudM' }, 1000);
+    expect(cache.get('cloudm', 6001)).toBeUndefined();
+  });
+
+  it('drops a view when its package is invalidated by id', () => {
+    const cache = new PackageViewCache();
+    cache.set('id-1', 'cloudm', { name: 'CloudM' });
+    cache.invalidate('id-1');
+    expect(cache.get('cloudm')).toBeUndefined();
+  });
+
+  it('clears every view', () => {
+    const cache = new PackageViewCache();
+    cache.set('id-1', 'a', 1);
+    cache.set('id-2', 'b', 2);
+    cache.clear();
+    expect([cache.get('a'), cache.get('b')]).toEqual([undefined, undefined]);
+  });
+});
