@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { loadConfig, redactUrl } from '../config/config.js';
 import { createDataSourceOptions } from '../database/data-source-options.js';
+import { migrateDatabase } from '../database/migrate.js';
 import { UsageError, parseCommandArgs } from './cli-args.js';
 
 /** `tb db migrate` applies pending migrations; `tb db status` lists them. */
@@ -19,10 +20,11 @@ export async function runDbCommand(argv: string[]): Promise<number> {
       console.log(`${where}: ${pending ? 'migrations pending' : 'up to date'}`);
       return 0;
     }
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    await dataSource.destroy();
+    const applied = await migrateDatabase(config.database);
     console.log(applied.length ? applied.map((m) => `applied ${m.name}`).join('\n') : `${where}: no pending migrations`);
     return 0;
   } finally {
-    await dataSource.destroy();
+    if (dataSource.isInitialized) await dataSource.destroy();
   }
 }

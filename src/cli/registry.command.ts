@@ -4,6 +4,8 @@ import { UsersService } from '../modules/registry/users.service.js';
 import { RegistryServiceModule } from '../services/registry.service-module.js';
 import { createHttpApp, listen } from '../services/create-http-app.js';
 import { UsageError, parseCommandArgs } from './cli-args.js';
+import { parseWorkersFlag, runClustered } from '../cluster/run-clustered.js';
+import { migrateDatabase } from '../database/migrate.js';
 
 export async function startRegistry(config: PlatformConfig) {
   const app = await createHttpApp(RegistryServiceModule.forRoot(config), config, {
@@ -14,17 +16,32 @@ export async function startRegistry(config: PlatformConfig) {
   return { app, url };
 }
 
-/** `tb registry [--port N] [--data-dir DIR]` and `tb registry admins grant|revoke USER_ID`. */
+/** Starts the registry in one process, or in `config.workers` processes sharing the port. */
+export async function serveRegistry(config: PlatformConfig, announce: (url: string) => void): Promise<void> {
+  await runClustered({
+    workers: config.workers,
+    prepare: async () => {
+      await migrateDatabase(config.database);
+    },
+    start: async () => (await startRegistry(config)).url,
+    ready: announce,
+  });
+}
+
+export function portFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got "${value}")`);
+  return port;
+}
+
+/** `tb registry [--port N] [--data-dir DIR] [--workers N|auto]` and `tb registry admins grant|revoke USER_ID`. */
 export async function runRegistryCommand(argv: string[]): Promise<number> {
   if (argv[0] === 'admins') return runAdminsCommand(argv.slice(1));
-  const { values } = parseCommandArgs(argv, { port: { type: 'string' }, 'data-dir': { type: 'string' } }, { allowPositionals: false });
-  const overrides: ConfigOverrides = { dataDir: values['data-dir'], port: values.port === undefined ? undefined : Number(values.port) };
-  if (overrides.port !== undefined && (!Number.isInteger(overrides.port) || overrides.port < 0 || overrides.port > 65535)) {
-    throw new UsageError(`--port must be a port number (got "${values.port}")`);
-  }
+  const { values } = parseCommandArgs(argv, { port: { type: 'string' }, 'data-dir': { type: 'string' }, workers: { type: 'string' } }, { allowPositionals: false });
+  const overrides: ConfigOverrides = { dataDir: values['data-dir'], port: portFlag(values.port), workers: parseWorkersFlag(values.workers) };
   const config = loadConfig(process.env, overrides);
-  const { url } = await startRegistry(config);
-  console.log(`Registry ready at ${url}/api/v1  (docs: ${url}/api/docs)`);
+  await serveRegistry(config, (url) => console.log(`Registry ready at ${url}/api/v1  (docs: ${url}/api/docs; ${config.workers} worker${config.workers === 1 ? '' : 's'})`));
   return -1;
 }
 

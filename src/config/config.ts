@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../modules/registry/zip-inspector.js';
 
@@ -34,6 +35,8 @@ export interface PlatformConfig {
   deltaPreviousVersions: number;
   deltaInlineMaxBytes: number;
   runMigrations: boolean;
+  /** Worker processes of an HTTP service (WORKERS, `--workers`; `auto` = one per core). */
+  workers: number;
   /** The application core (seed 03 C): app id, installed mods, network probe and `runHttp`. */
   appCore: {
     /** APP_ID; `testOnly` functions register only when it contains `test`. */
@@ -107,6 +110,18 @@ class EnvironmentReader {
     return fallback;
   }
 
+  workers(name: string): number {
+    const raw = this.string(name);
+    if (raw === null) return 1;
+    if (raw === 'auto') return availableParallelism();
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1 || value > 64) {
+      this.problems.push(`${name} must be a whole number from 1 to 64, or "auto" (got "${raw}")`);
+      return 1;
+    }
+    return value;
+  }
+
   list(name: string): string[] {
     const raw = this.string(name);
     return raw === null ? [] : raw.split(',').map((item) => item.trim()).filter(Boolean);
@@ -116,6 +131,7 @@ class EnvironmentReader {
 export interface ConfigOverrides {
   port?: number;
   dataDir?: string;
+  workers?: number;
   /** Lets `tb up` supply a generated secret without writing it into the environment. */
   jwtSecret?: string;
   /** Commands that verify and sign no token (`tb mods`, `tb functions`) run without PLATFORM_JWT_SECRET. */
@@ -182,6 +198,7 @@ export function loadConfig(env: Environment = process.env, overrides: ConfigOver
     deltaPreviousVersions: read.integer('DELTA_PREVIOUS_VERSIONS', 3, { min: 0, max: 50 }),
     deltaInlineMaxBytes: read.integer('DELTA_INLINE_MAX_BYTES', 32 * MiB, { min: 0 }),
     runMigrations: read.boolean('RUN_MIGRATIONS', true),
+    workers: overrides.workers ?? read.workers('WORKERS'),
     appCore: {
       appId: read.string('APP_ID') ?? 'toolbox',
       modsDir: resolve(read.string('MODS_DIR') ?? join(dataDir, 'mods')),

@@ -2,6 +2,8 @@ import { Global, Inject, Module, Optional, type OnApplicationShutdown } from '@n
 import { Redis } from 'ioredis';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
 import type { PlatformConfig } from '../config/config.js';
+import { ClusterCounterStore } from '../cluster/cluster-counter-store.js';
+import { inClusterWorker } from '../cluster/cluster-bus.js';
 import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore, type CounterStore } from './counter-store.js';
 
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
@@ -18,8 +20,11 @@ export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
     {
       provide: COUNTER_STORE,
       inject: [PLATFORM_CONFIG, REDIS_CLIENT],
-      useFactory: (config: PlatformConfig, redis: Redis | null): CounterStore =>
-        redis ? new RedisCounterStore(redis, config.redisPrefix) : new MemoryCounterStore(),
+      useFactory: (config: PlatformConfig, redis: Redis | null): CounterStore => {
+        if (redis) return new RedisCounterStore(redis, config.redisPrefix);
+        // Workers of a clustered service share the primary's counters.
+        return inClusterWorker() ? new ClusterCounterStore() : new MemoryCounterStore();
+      },
     },
   ],
   exports: [REDIS_CLIENT, COUNTER_STORE],

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { publish, subscribe } from '../../cluster/cluster-bus.js';
 
 const TIME_TO_LIVE_MS = 5_000;
+const CACHE_CHANNEL = 'registry.package-view';
 const MAX_ENTRIES = 20_000;
 
 interface Entry {
@@ -12,13 +14,23 @@ interface Entry {
 /**
  * Detail views of public packages, the registry's hottest read (every client update check and page view).
  * Only public packages are cached, because their view is the same for every caller. This process
- * invalidates an entry on every change it makes (events, download counts, publisher status); another
- * process sharing the database sees the change within the five-second lifetime.
+ * invalidates an entry on every change it makes (events, download counts, publisher status) and tells
+ * the other workers of a clustered registry; a separate process sharing the database sees the change
+ * within the five-second lifetime.
  */
 @Injectable()
 export class PackageViewCache {
   private readonly byName = new Map<string, Entry>();
   private readonly nameById = new Map<string, string>();
+
+  constructor() {
+    // Changes made by another worker of a clustered registry.
+    subscribe(CACHE_CHANNEL, (message) => {
+      const { packageId } = message as { packageId: string | null };
+      if (packageId === null) this.clearLocal();
+      else this.invalidateLocal(packageId);
+    });
+  }
 
   get(nameLower: string, now = Date.now()): unknown {
     const entry = this.byName.get(nameLower);
@@ -41,11 +53,21 @@ export class PackageViewCache {
   }
 
   invalidate(packageId: string): void {
+    this.invalidateLocal(packageId);
+    publish(CACHE_CHANNEL, { packageId });
+  }
+
+  clear(): void {
+    this.clearLocal();
+    publish(CACHE_CHANNEL, { packageId: null });
+  }
+
+  private invalidateLocal(packageId: string): void {
     const name = this.nameById.get(packageId);
     if (name !== undefined) this.delete(name, packageId);
   }
 
-  clear(): void {
+  private clearLocal(): void {
     this.byName.clear();
     this.nameById.clear();
   }

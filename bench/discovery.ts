@@ -1,0 +1,242 @@
+/**
+ * Discovery benchmark (issue 4): generates 100,000 packages (bench/support/discovery-data.ts),
+ * bulk-inserts them through TypeORM repositories into a registry started in-process, builds the
+ * search index through the Search module's own code path, then measures over HTTP: search
+ * latency (p50/p95 over a realistic query mix), a 1,000-name batch latest-versions check, and
+ * resolving a 200-package transitive graph. Runs on SQLite, and on MySQL/MariaDB when
+ * BENCH_MYSQL_URL is set (a fresh database is created and dropped).
+ *
+ * Build and run (outside the shared dist/):
+ *   npx tsc --ignoreConfig --outDir /tmp/discobuild --rootDir . --module nodenext --moduleResolution nodenext \
+ *     --target es2023 --experimentalDecorators --emitDecoratorMetadata --skipLibCheck --types node bench/discovery.ts
+ *   ln -sfn "$PWD/node_modules" /tmp/discobuild/node_modules; echo '{"type":"module"}' > /tmp/discobuild/package.json
+ *   BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/toolbox_bench node /tmp/discobuild/bench/discovery.js
+ * BENCH_PACKAGES overrides the package count (default 100000); BENCH_ENGINES=sqlite or =mysql runs one engine.
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { createConnection } from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/config.js';
+import { PackageVersionEntity } from '../src/modules/registry/entities/package-version.entity.js';
+import { PackageEntity } from '../src/modules/registry/entities/package.entity.js';
+import { PublisherEntity } from '../src/modules/registry/entities/publisher.entity.js';
+import { SearchIndexService } from '../src/modules/search/search-index.service.js';
+import { createHttpApp } from '../src/services/create-http-app.js';
+import { RegistryServiceModule } from '../src/services/registry.service-module.js';
+import { RESOLVE_GRAPH_SIZE, generateDiscoveryData, random, searchQueries, type DiscoveryData } from './support/discovery-data.js';
+
+const PACKAGE_COUNT = Number(process.env.BENCH_PACKAGES ?? 100_000);
+const SEARCH_SAMPLES = 400;
+const BATCH_SAMPLES = 30;
+const RESOLVE_SAMPLES = 30;
+const ROWS_PER_INSERT = 500;
+
+interface Row {
+  engine: string;
+  measure: string;
+  p50: number;
+  p95: number;
+  target: string;
+  note: string;
+}
+
+function percentile(samples: number[], fraction: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
+}
+
+async function timed<T>(action: () => Promise<T>): Promise<[number, T]> {
+  const started = performance.now();
+  const result = await action();
+  return [performance.now() - started, result];
+}
+
+async function insertAll(dataSource: DataSource, data: DiscoveryData): Promise<void> {
+  const now = new Date();
+  const publisherRows = data.publishers.map((publisher, index) => ({
+    id: publisher.id,
+    name: publisher.name,
+    nameLower: publisher.name.toLowerCase(),
+    displayName: publisher.name,
+    email: null,
+    homepage: null,
+    verificationStatus: publisher.verified ? ('verified' as const) : ('unverified' as const),
+    ownerUserId: `bench-owner-${index}`,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  const packageRows = data.packages.map((pkg) => ({
+    id: pkg.id,
+    name: pkg.name,
+    nameLower: pkg.name.toLowerCase(),
+    displayName: pkg.displayName,
+    description: pkg.description,
+    packageType: pkg.packageType,
+    visibility: 'public' as const,
+    homepage: null,
+    repository: null,
+    license: 'MIT',
+    keywords: pkg.keywords,
+    readme: null,
+    publisherId: data.publishers[pkg.publisherIndex].id,
+    latestVersion: [...pkg.versions].reverse().find((version) => !version.yanked)?.version ?? pkg.versions[pkg.versions.length - 1].version,
+    totalDownloads: pkg.downloads,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  const versionRows = data.packages.flatMap((pkg) =>
+    pkg.versions.map((version, index) => ({
+      id: `${pkg.id.slice(0, 34)}${index.toString().padStart(2, '0')}`,
+      packageId: pkg.id,
+      version: version.version,
+      changelog: null,
+      toolboxVersion: version.toolboxVersion,
+      dependencies: version.dependencies,
+      sizeBytes: 1024,
+      checksumSha256: 'f'.repeat(64),
+      storageKey: `packages/bench/${pkg.id}/${version.version}.zip`,
+      yanked: version.yanked,
+      yankReason: null,
+      downloads: 0,
+      publishedAt: now,
+    })),
+  );
+  const bulk = async <T extends object>(target: new () => T, rows: T[]) => {
+    await dataSource.transaction(async (manager) => {
+      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+        await manager.createQueryBuilder().insert().into(target).values(rows.slice(start, start + ROWS_PER_INSERT) as never).updateEntity(false).execute();
+      }
+    });
+  };
+  await bulk(PublisherEntity, publisherRows as PublisherEntity[]);
+  await bulk(PackageEntity, packageRows as PackageEntity[]);
+  await bulk(PackageVersionEntity, versionRows as PackageVersionEntity[]);
+}
+
+async function startRegistry(databaseUrl: string | undefined) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tb-discovery-'));
+  const config = loadConfig({
+    PLATFORM_JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop',
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    RATE_LIMIT_ANON_PER_HOUR: '10000000',
+    RATE_LIMIT_AUTH_PER_HOUR: '10000000',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  const app: INestApplication = await createHttpApp(RegistryServiceModule.forRoot(config), config, { title: 'bench', description: 'bench', logger: false });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, baseUrl: `http://127.0.0.1:${port}`, dataDir };
+}
+
+async function request(url: string, body?: unknown): Promise<any> {
+  const response = await fetch(url, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function runOn(engine: string, databaseUrl: string | undefined, data: DiscoveryData): Promise<Row[]> {
+  const { app, baseUrl, dataDir } = await startRegistry(databaseUrl);
+  try {
+    const dataSource = app.get(DataSource);
+    const [insertMs] = await timed(() => insertAll(dataSource, data));
+    const [indexMs, indexed] = await timed(() => app.get(SearchIndexService).indexMissing());
+    const terms = Number((await dataSource.query('SELECT COUNT(*) AS n FROM package_search_terms'))[0].n);
+    console.log(`${engine}: inserted ${data.packages.length} packages in ${(insertMs / 1000).toFixed(1)} s; indexed ${indexed} (${terms} terms) in ${(indexMs / 1000).toFixed(1)} s`);
+
+    // What any request costs here (routing, guards, JSON), to read the figures below against.
+    const baselineTimes: number[] = [];
+    for (let sample = 0; sample < 100; sample += 1) baselineTimes.push((await timed(() => request(`${baseUrl}/api/v1/health`)))[0]);
+
+    const queries = searchQueries(data, SEARCH_SAMPLES);
+    for (const query of queries.slice(0, 40)) await request(`${baseUrl}/api/v1/search?q=${encodeURIComponent(query)}`);
+    const searchTimes: number[] = [];
+    let slowest = { ms: 0, query: '' };
+    for (const query of queries) {
+      const [ms] = await timed(() => request(`${baseUrl}/api/v1/search?q=${encodeURIComponent(query)}`));
+      searchTimes.push(ms);
+      if (ms > slowest.ms) slowest = { ms, query };
+    }
+    const suggestTimes: number[] = [];
+    for (const query of queries.slice(0, 200)) {
+      const prefix = query.slice(0, 4) || 'a';
+      const [ms] = await timed(() => request(`${baseUrl}/api/v1/search/suggest?q=${encodeURIComponent(prefix)}&limit=10`));
+      suggestTimes.push(ms);
+    }
+
+    const rng = random(7);
+    const batchTimes: number[] = [];
+    let reported = 0;
+    for (let sample = 0; sample < BATCH_SAMPLES + 3; sample += 1) {
+      const names = Array.from({ length: 1000 }, (_, index) => (index % 10 === 9 ? `missing-${sample}-${index}` : data.packages[rng.below(data.packages.length)].name));
+      const [ms, body] = await timed(() => request(`${baseUrl}/api/v1/versions`, { names }));
+      if (sample >= 3) batchTimes.push(ms);
+      reported = Object.keys(body.versions).length;
+    }
+
+    const resolveTimes: number[] = [];
+    let resolvedCount = 0;
+    for (let sample = 0; sample < RESOLVE_SAMPLES + 3; sample += 1) {
+      const [ms, body] = await timed(() => request(`${baseUrl}/api/v1/resolve`, { requirements: [data.resolveRoot], toolbox_version: '1.0.0' }));
+      if (!body.success) throw new Error(`resolve failed: ${JSON.stringify(body.conflicts)}`);
+      resolvedCount = Object.keys(body.resolved).length;
+      if (sample >= 3) resolveTimes.push(ms);
+    }
+
+    return [
+      { engine, measure: 'baseline GET /api/v1/health', p50: percentile(baselineTimes, 0.5), p95: percentile(baselineTimes, 0.95), target: '—', note: 'HTTP and framework cost of any request' },
+      { engine, measure: `search (${SEARCH_SAMPLES} queries)`, p50: percentile(searchTimes, 0.5), p95: percentile(searchTimes, 0.95), target: 'p95 ≤ 30 ms', note: `slowest ${slowest.ms.toFixed(1)} ms for ${JSON.stringify(slowest.query)}` },
+      { engine, measure: 'suggest (200 prefixes)', p50: percentile(suggestTimes, 0.5), p95: percentile(suggestTimes, 0.95), target: '—', note: '' },
+      { engine, measure: 'batch versions, 1,000 names', p50: percentile(batchTimes, 0.5), p95: percentile(batchTimes, 0.95), target: '≤ 50 ms', note: `${reported} names answered` },
+      { engine, measure: `resolve ${RESOLVE_GRAPH_SIZE}-package graph`, p50: percentile(resolveTimes, 0.5), p95: percentile(resolveTimes, 0.95), target: '≤ 100 ms', note: `${resolvedCount} packages resolved` },
+    ];
+  } finally {
+    await app.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function withMysqlDatabase<T>(url: string, action: (databaseUrl: string) => Promise<T>): Promise<T> {
+  const base = new URL(url);
+  const database = `${base.pathname.replace(/^\//, '') || 'toolbox_bench'}_${randomBytes(4).toString('hex')}`;
+  const server = new URL(url);
+  server.pathname = '/';
+  const admin = await createConnection({ uri: server.toString() });
+  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  try {
+    const target = new URL(url);
+    target.pathname = `/${database}`;
+    return await action(target.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    await admin.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const [generateMs, data] = await timed(async () => generateDiscoveryData(PACKAGE_COUNT));
+  const versions = data.packages.reduce((sum, pkg) => sum + pkg.versions.length, 0);
+  console.log(`generated ${data.packages.length} packages, ${versions} versions, ${data.publishers.length} publishers in ${(generateMs / 1000).toFixed(1)} s`);
+  // BENCH_ENGINES=mysql runs one engine only (default: sqlite, plus mysql when BENCH_MYSQL_URL is set).
+  const engines = (process.env.BENCH_ENGINES ?? 'sqlite,mysql').split(',');
+  const rows = engines.includes('sqlite') ? await runOn('sqlite', undefined, data) : [];
+  const mysqlUrl = process.env.BENCH_MYSQL_URL;
+  if (mysqlUrl && engines.includes('mysql')) rows.push(...(await withMysqlDatabase(mysqlUrl, (url) => runOn('mysql', url, data))));
+
+  const header = ['engine', 'measure', 'p50 ms', 'p95 ms', 'target', 'note'];
+  const lines = rows.map((row) => [row.engine, row.measure, row.p50.toFixed(1), row.p95.toFixed(1), row.target, row.note]);
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
+  const format = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
+  console.log(`\n${format(header)}\n|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|\n${lines.map(format).join('\n')}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { RegistryModule } from '../registry/registry.module.js';
+import { ResolveController } from './resolve.controller.js';
+import { ResolveService } from './resolve.service.js';
+
+/** Dependency resolution and compatibility checks over the registry's visible versions (issue 4). */
+@Module({
+  imports: [RegistryModule],
+  controllers: [ResolveController],
+  providers: [ResolveService],
+  exports: [ResolveService],
+})
+export class ResolveModule {}

@@ -1,0 +1,31 @@
+import type { Compatibility, Resolution } from './resolve.service.js';
+
+/** Seed 01 "Resolution result"; `errors` repeats `conflicts` for the existing client, `checksum` is the SHA-256. */
+export function resolutionView(resolution: Resolution) {
+  const resolved: Record<string, object> = {};
+  for (const entry of resolution.resolved) {
+    resolved[entry.name] = {
+      name: entry.name,
+      version: entry.version,
+      download_url: entry.downloadUrl,
+      checksum: entry.checksumSha256,
+      checksum_sha256: entry.checksumSha256,
+      dependencies: entry.dependencies,
+    };
+  }
+  return { success: resolution.success, resolved, conflicts: resolution.conflicts, warnings: resolution.warnings, errors: resolution.conflicts };
+}
+
+export function compatibilityView(result: Compatibility) {
+  return {
+    compatible: result.compatible,
+    reason: result.reason,
+    package: result.packageName,
+    version: result.version,
+    toolbox_version: result.toolboxVersion,
+    requires_toolbox: result.requiresToolbox,
+    dependencies: result.dependencies,
+    warnings: result.warnings,
+    conflicts: result.conflicts,
+  };
+}

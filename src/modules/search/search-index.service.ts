@@ -1,0 +1,111 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import cluster from 'node:cluster';
+import { DataSource, type EntityManager } from 'typeorm';
+import { inClusterWorker } from '../../cluster/cluster-bus.js';
+import { PackageEntity } from '../registry/entities/package.entity.js';
+import { PackagesService } from '../registry/packages.service.js';
+import { RegistryEvents } from '../registry/registry-events.js';
+import { documentTerms, type DocumentTerm, type SearchableDocument } from './search-terms.js';
+
+const TERMS_TABLE = 'package_search_terms';
+// 3 parameters a row: 1,000 rows stay far below SQLite's and MySQL's limits and keep statements short.
+const ROWS_PER_INSERT = 1000;
+const PACKAGES_PER_BATCH = 1000;
+
+interface IndexedPackage extends SearchableDocument {
+  id: string;
+}
+
+/**
+ * Keeps `package_search_terms` in step with the registry: every create, update (description,
+ * keywords, display name) and delete reaches it through RegistryEvents, after the registry's own
+ * commit. Packages that have no terms yet (data from before this index, bulk imports, a listener
+ * that failed) are indexed at start-up and by `indexMissing()`.
+ */
+@Injectable()
+export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap {
+  private readonly logger = new Logger('SearchIndex');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly packages: PackagesService,
+    private readonly events: RegistryEvents,
+  ) {}
+
+  onModuleInit(): void {
+    this.events.onPackageChanged(({ packageId }) => this.reindex(packageId));
+    this.events.onPackageDeleted(({ packageId }) => this.remove(packageId));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // In a clustered registry the first worker catches up the index; the others would only collide with it.
+    if (inClusterWorker() && cluster.worker?.id !== 1) return;
+    const indexed = await this.indexMissing();
+    if (indexed > 0) this.logger.log(`indexed ${indexed} packages that had no search terms`);
+    await this.refreshStatistics();
+  }
+
+  /**
+   * SQLite plans joins from statistics it only has after ANALYZE; without them it guesses that
+   * `visibility = 'public'` is selective and scans every package instead of the few that match.
+   * `PRAGMA optimize` analyzes only tables whose statistics are missing or stale, on a sample.
+   * (MySQL keeps InnoDB statistics up to date by itself.)
+   */
+  async refreshStatistics(): Promise<void> {
+    if (this.dataSource.options.type !== 'better-sqlite3') return;
+    await this.dataSource.query('PRAGMA analysis_limit = 1000');
+    await this.dataSource.query('PRAGMA optimize = 0x10002');
+  }
+
+  /** Replaces the package's terms with those of its current row (or removes them when it is gone). */
+  async reindex(packageId: string): Promise<void> {
+    const pkg = await this.packages.findById(packageId);
+    if (!pkg) {
+      await this.remove(packageId);
+      return;
+    }
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(`DELETE FROM ${TERMS_TABLE} WHERE package_id = ?`, [packageId]);
+      await this.insertTerms(manager, [pkg]);
+    });
+  }
+
+  async remove(packageId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM ${TERMS_TABLE} WHERE package_id = ?`, [packageId]);
+  }
+
+  /** Indexes every package without terms, in id order and batches; returns how many. */
+  async indexMissing(): Promise<number> {
+    let after = '';
+    let indexed = 0;
+    for (;;) {
+      const batch: IndexedPackage[] = await this.dataSource
+        .createQueryBuilder(PackageEntity, 'p')
+        .select(['p.id', 'p.name', 'p.displayName', 'p.description', 'p.keywords'])
+        .where('p.id > :after', { after })
+        .andWhere(`NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`)
+        .orderBy('p.id', 'ASC')
+        .take(PACKAGES_PER_BATCH)
+        .getMany();
+      if (batch.length === 0) {
+        if (indexed > 0) await this.refreshStatistics();
+        return indexed;
+      }
+      await this.dataSource.transaction((manager) => this.insertTerms(manager, batch));
+      indexed += batch.length;
+      after = batch[batch.length - 1].id;
+    }
+  }
+
+  private async insertTerms(manager: EntityManager, packages: IndexedPackage[]): Promise<void> {
+    const rows: Array<[DocumentTerm, string]> = [];
+    for (const pkg of packages) for (const term of documentTerms(pkg)) rows.push([term, pkg.id]);
+    // Plain multi-row INSERTs: the rebuild of a large registry spends its time here, not in the ORM.
+    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+      const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+      const placeholders = chunk.map(() => '(?, ?, ?)').join(', ');
+      const parameters = chunk.flatMap(([term, packageId]) => [term.term, packageId, term.field]);
+      await manager.query(`INSERT INTO ${TERMS_TABLE} (term, package_id, field) VALUES ${placeholders}`, parameters);
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The tokenizer behind the registry's search index. The same normalized terms are written to the
+ * `package_search_terms` table and produced for a query, so matching is a plain comparison of
+ * strings that SQLite and MySQL (binary collation) order the same way.
+ */
+
+/** Where a term was found; the letter is what the index stores. */
+export const SEARCH_FIELDS = {
+  /** The whole lower-cased package name: exact-name and name-prefix matches, autocomplete. */
+  fullName: 'n',
+  /** Words of the name (`my-cloud_sync` → my, cloud, sync, mycloudsync). */
+  nameWord: 't',
+  displayName: 'd',
+  keyword: 'k',
+  description: 's',
+} as const;
+
+export type SearchField = (typeof SEARCH_FIELDS)[keyof typeof SEARCH_FIELDS];
+
+/** Relevance of a match per field; an exact word counts double a prefix match. */
+export const FIELD_WEIGHTS: Record<SearchField, number> = { n: 0, t: 8, d: 6, k: 5, s: 2 };
+
+/** The index column holds 64 characters; longer words are cut the same way at index and query time. */
+export const TERM_MAX_LENGTH = 64;
+/** The documented maximum length of `q`; longer queries are refused with 422. */
+export const QUERY_MAX_LENGTH = 1000;
+/** Words past this many in one query are ignored: they bound the SQL, not the answer for honest queries. */
+export const QUERY_MAX_TERMS = 8;
+/** Shorter words only match whole words: a one-letter prefix would match most of the index. */
+export const PREFIX_MIN_LENGTH = 2;
+/** Descriptions are indexed up to this many distinct words (the rest adds rows, not findability). */
+const DESCRIPTION_MAX_TERMS = 60;
+
+/** Words too common to say anything about a package. */
+const STOP_WORDS = new Set(
+  'a an and are as at be by for from has in into is it its of on or that the this to was with you your'.split(' '),
+);
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const MARKS = /\p{M}+/gu;
+const NAME_CHARACTERS = /^[a-z0-9._-]+$/;
+
+export interface DocumentTerm {
+  term: string;
+  field: SearchField;
+}
+
+export interface SearchableDocument {
+  name: string;
+  displayName: string | null;
+  description: string | null;
+  keywords: readonly string[] | null;
+}
+
+export interface QueryTerm {
+  term: string;
+  /** Whether the word also matches longer words that start with it. */
+  prefix: boolean;
+}
+
+export interface ParsedQuery {
+  /** Lower-cased whole query, when it could be (the start of) a package name. */
+  name: string | null;
+  terms: QueryTerm[];
+}
+
+/** Lower case, compatibility-decomposed, accents removed: `Café` and `cafe` are one word. */
+export function normalizeText(text: string): string {
+  return text.toLowerCase().normalize('NFKD').replace(MARKS, '');
+}
+
+/** Cuts by code point, never inside a surrogate pair (MySQL counts characters, not UTF-16 units). */
+function clip(term: string): string {
+  if (term.length <= TERM_MAX_LENGTH) return term;
+  return Array.from(term).slice(0, TERM_MAX_LENGTH).join('');
+}
+
+export function words(text: string | null | undefined): string[] {
+  if (!text) return [];
+  return (normalizeText(text).match(WORD) ?? []).map(clip);
+}
+
+/** `CloudSync-utils` → cloud, sync, utils and the joined `cloudsyncutils`, so both spellings find it. */
+export function nameWords(name: string): string[] {
+  const spaced = name.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
+  const parts = words(spaced);
+  const joined = words(name).join('');
+  return unique(joined && !parts.includes(joined) ? [...parts, joined] : parts);
+}
+
+/** Every (term, field) pair of a package, each once. */
+export function documentTerms(document: SearchableDocument): DocumentTerm[] {
+  const seen = new Set<string>();
+  const terms: DocumentTerm[] = [];
+  const add = (term: string, field: SearchField) => {
+    const key = `${field}:${term}`;
+    if (!term || seen.has(key)) return;
+    seen.add(key);
+    terms.push({ term, field });
+  };
+  add(clip(document.name.toLowerCase()), SEARCH_FIELDS.fullName);
+  for (const term of nameWords(document.name)) add(term, SEARCH_FIELDS.nameWord);
+  for (const term of words(document.displayName)) if (!STOP_WORDS.has(term)) add(term, SEARCH_FIELDS.displayName);
+  for (const keyword of document.keywords ?? []) for (const term of words(keyword)) add(term, SEARCH_FIELDS.keyword);
+  const description = unique(words(document.description).filter((term) => !STOP_WORDS.has(term))).slice(0, DESCRIPTION_MAX_TERMS);
+  for (const term of description) add(term, SEARCH_FIELDS.description);
+  return terms;
+}
+
+/**
+ * What a query asks for. Any text is acceptable: punctuation, quotes and operators of full-text
+ * engines (`AND`, `NEAR`, `*`, `"`, `-`) are just separators or words here, never syntax.
+ */
+export function parseQuery(query: string): ParsedQuery {
+  const trimmed = query.trim();
+  const lowered = trimmed.toLowerCase();
+  const name = lowered.length > 0 && lowered.length <= 100 && NAME_CHARACTERS.test(lowered) ? lowered : null;
+  const all = unique(words(trimmed));
+  const meaningful = all.filter((term) => !STOP_WORDS.has(term));
+  const terms = meaningful.slice(0, QUERY_MAX_TERMS).map((term) => ({ term, prefix: Array.from(term).length >= PREFIX_MIN_LENGTH }));
+  return { name, terms };
+}
+
+/** The exclusive upper bound of every string that starts with `prefix`, in code point order. */
+export function prefixUpperBound(prefix: string): string {
+  return `${prefix}\u{10FFFF}`;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
