@@ -70,6 +70,12 @@ export async function sendStoredObject(request: Request, response: Response, obj
     return;
   }
   const stream = await object.open(range ?? undefined);
-  await pipeline(stream, response);
+  try {
+    await pipeline(stream, response);
+  } catch (error) {
+    // The client went away mid-transfer: nothing to answer, and not a served file.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || response.destroyed) return;
+    throw error;
+  }
   if (!range || range.start === 0) await object.onServed?.();
 }

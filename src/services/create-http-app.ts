@@ -2,6 +2,8 @@ import { Logger, type INestApplication, type LoggerService, type LogLevel } from
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { json } from 'body-parser';
+import type { NextFunction, Request, Response } from 'express';
 import type { PlatformConfig } from '../config/config.js';
 import { PlatformExceptionFilter } from '../common/exception.filter.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
@@ -24,8 +26,12 @@ export async function createHttpApp(rootModule: unknown, config: PlatformConfig,
   app.set('etag', false);
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
-  // JSON bodies only; multipart uploads are streamed by the routes that take them.
-  app.useBodyParser('json', { limit: '2mb' });
+  // JSON bodies only; multipart uploads are streamed by the routes that take them. GET and HEAD carry
+  // no body, so the hottest requests skip the parser entirely.
+  const parseJson = json({ limit: '2mb' });
+  app.use((request: Request, response: Response, next: NextFunction) =>
+    request.method === 'GET' || request.method === 'HEAD' ? next() : parseJson(request, response, next),
+  );
   app.useGlobalFilters(new PlatformExceptionFilter());
   app.useGlobalPipes(new PlatformValidationPipe());
   app.enableShutdownHooks();

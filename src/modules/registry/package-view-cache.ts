@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { publish, subscribe } from '../../cluster/cluster-bus.js';
 
-const TIME_TO_LIVE_MS = 5_000;
+const TIME_TO_LIVE_MS = 30_000;
 const CACHE_CHANNEL = 'registry.package-view';
 const MAX_ENTRIES = 20_000;
 
@@ -16,7 +16,7 @@ interface Entry {
  * Only public packages are cached, because their view is the same for every caller. This process
  * invalidates an entry on every change it makes (events, download counts, publisher status) and tells
  * the other workers of a clustered registry; a separate process sharing the database sees the change
- * within the five-second lifetime.
+ * within the 30-second lifetime.
  */
 @Injectable()
 export class PackageViewCache {
