@@ -3,8 +3,8 @@ import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class
 import { PageQuery } from '../../common/pagination.js';
 import { NAME_PATTERN } from '../registry/registry.dto.js';
 import { ACCEPTED_ARTIFACT_TYPES, ARCHITECTURES, ARTIFACT_TYPES, PLATFORMS, type Architecture, type Platform } from './artifact-vocabulary.js';
+import { OptionalHttpUrl } from '../../common/dto-fields.js';
 
-const URL_PATTERN = /^https?:\/\/\S+$/;
 
 export class CreateArtifactDto {
   @ApiProperty({ example: 'toolbox-desktop' })
@@ -22,18 +22,10 @@ export class CreateArtifactDto {
   @MaxLength(5000)
   description?: string;
 
-  @ApiPropertyOptional({ example: 'https://example.com' })
-  @IsOptional()
-  @IsString()
-  @Matches(URL_PATTERN, { message: 'homepage must be an http(s) URL' })
-  @MaxLength(500)
+  @OptionalHttpUrl('homepage', 'https://example.com')
   homepage?: string;
 
-  @ApiPropertyOptional({ example: 'https://github.com/example/app' })
-  @IsOptional()
-  @IsString()
-  @Matches(URL_PATTERN, { message: 'repository must be an http(s) URL' })
-  @MaxLength(500)
+  @OptionalHttpUrl('repository', 'https://github.com/example/app')
   repository?: string;
 }
 

@@ -2,11 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../../common/pagination.js';
 import { PACKAGE_TYPES, VISIBILITIES, type PackageType, type Visibility } from './entities/package.entity.js';
+import { OptionalHttpUrl } from '../../common/dto-fields.js';
 
 /** Package and publisher names: 1–100 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const NAME_MESSAGE = 'must be 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit';
-const URL_PATTERN = /^https?:\/\/\S+$/;
 
 export class RegisterPublisherDto {
   @ApiProperty({ example: 'toolbox-team' })
@@ -27,11 +27,7 @@ export class RegisterPublisherDto {
   @MaxLength(320)
   email?: string;
 
-  @ApiPropertyOptional({ example: 'https://example.com' })
-  @IsOptional()
-  @IsString()
-  @Matches(URL_PATTERN, { message: 'homepage must be an http(s) URL' })
-  @MaxLength(500)
+  @OptionalHttpUrl('homepage', 'https://example.com')
   homepage?: string;
 }
 
@@ -53,18 +49,10 @@ class PackageFieldsDto {
   @IsIn(VISIBILITIES)
   visibility?: Visibility;
 
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @Matches(URL_PATTERN, { message: 'homepage must be an http(s) URL' })
-  @MaxLength(500)
+  @OptionalHttpUrl('homepage', 'https://example.com')
   homepage?: string;
 
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @Matches(URL_PATTERN, { message: 'repository must be an http(s) URL' })
-  @MaxLength(500)
+  @OptionalHttpUrl('repository', 'https://github.com/example/project')
   repository?: string;
 
   @ApiPropertyOptional({ example: 'MIT' })

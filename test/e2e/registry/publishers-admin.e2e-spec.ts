@@ -2,17 +2,7 @@ import type { ApiClient } from '../../support/api-client.js';
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import { ADMIN, createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
-
-/** Download counts are written once the response has been sent, so a client can read them a moment later. */
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    value = await read();
-  }
-  return value;
-}
+import { eventually } from '../../support/eventually.js';
 
 const PREFIXES = ['/api/v1/packages/admin', '/api/v1/publishers/admin'] as const;
 const ACTIONS = ['verify', 'reject', 'revoke', 'suspend', 'unsuspend'] as const;
