@@ -22,6 +22,8 @@ interface Entry {
 export class PackageViewCache {
   private readonly byName = new Map<string, Entry>();
   private readonly nameById = new Map<string, string>();
+  /** Bumped by every invalidation, so a view read before a change is never stored after it. */
+  private generation = 0;
 
   constructor() {
     // Changes made by another worker of a clustered registry.
@@ -42,7 +44,14 @@ export class PackageViewCache {
     return entry.view;
   }
 
-  set(packageId: string, nameLower: string, view: unknown, now = Date.now()): void {
+  /** Call before reading the data a view is built from; pass the result to `set`. */
+  snapshot(): number {
+    return this.generation;
+  }
+
+  /** Stores the view unless something was invalidated since `snapshot` (the view may be stale). */
+  set(packageId: string, nameLower: string, view: unknown, snapshot: number, now = Date.now()): void {
+    if (snapshot !== this.generation) return;
     if (this.byName.size >= MAX_ENTRIES) {
       const oldest = this.byName.keys().next().value as string;
       this.delete(oldest, this.byName.get(oldest)!.packageId);
@@ -63,11 +72,13 @@ export class PackageViewCache {
   }
 
   private invalidateLocal(packageId: string): void {
+    this.generation += 1;
     const name = this.nameById.get(packageId);
     if (name !== undefined) this.delete(name, packageId);
   }
 
   private clearLocal(): void {
+    this.generation += 1;
     this.byName.clear();
     this.nameById.clear();
   }

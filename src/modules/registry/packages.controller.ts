@@ -128,10 +128,11 @@ export class PackagesController {
   async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
     const cached = this.viewCache.get(name.toLowerCase());
     if (cached) return cached;
+    const snapshot = this.viewCache.snapshot();
     const caller = await this.callers.of(request);
     const { pkg, publisher, versions } = await this.packages.detail(caller, name);
     const view = packageDetail(pkg, publisher, versions);
-    if (pkg.visibility === 'public') this.viewCache.set(pkg.id, pkg.nameLower, view);
+    if (pkg.visibility === 'public') this.viewCache.set(pkg.id, pkg.nameLower, view, snapshot);
     return view;
   }
 
