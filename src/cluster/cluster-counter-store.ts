@@ -1,54 +1,116 @@
-import { randomUUID } from 'node:crypto';
 import type { CounterHit, CounterStore } from '../counters/counter-store.js';
 
-interface CounterRequest {
-  tb: 'counter';
-  id: string;
-  op: 'increment' | 'reset';
-  key: string;
-  windowMs: number;
+/** How long a worker gathers hits before telling the primary; bounds both IPC traffic and drift. */
+const FLUSH_INTERVAL_MS = 5;
+
+interface CounterFlush {
+  tb: 'counter-flush';
+  id: number;
+  hits: Array<{ key: string; hits: number; windowMs: number; reset?: boolean }>;
 }
 
-interface CounterReply {
-  tb: 'counter-reply';
-  id: string;
-  hit?: CounterHit;
+interface CounterState {
+  tb: 'counter-state';
+  id: number;
+  counts: Array<{ key: string; count: number; resetInMs: number }>;
+}
+
+interface Known {
+  count: number;
+  resetAt: number;
 }
 
 /**
  * The workers of a clustered service without Redis share one set of counters kept by the primary
- * process, so rate limits mean the same with one worker or several.
+ * process, so a limit means the same with one worker or several. To keep the hot path free of a
+ * round trip per request, a worker answers from the last count the primary reported plus its own
+ * hits since, and sends its hits in batches every few milliseconds. Each reply brings the shared
+ * total, so a worker learns of the others' hits with its next flush: the limit can be exceeded by
+ * roughly what the workers admit within one flush interval (milliseconds), which a per-hour limit
+ * can afford.
  */
 export class ClusterCounterStore implements CounterStore {
   readonly driver = 'memory' as const;
-  private readonly pending = new Map<string, (reply: CounterReply) => void>();
+  private readonly known = new Map<string, Known>();
+  private readonly pending = new Map<string, { hits: number; windowMs: number; reset?: boolean }>();
+  private readonly inFlight = new Map<number, Map<string, number>>();
+  private timer: NodeJS.Timeout | null = null;
+  private nextId = 1;
 
-  constructor() {
-    process.on('message', (message: unknown) => {
-      const reply = message as CounterReply;
-      if (reply?.tb !== 'counter-reply') return;
-      this.pending.get(reply.id)?.(reply);
-      this.pending.delete(reply.id);
-    });
+  constructor(
+    private readonly send: (message: CounterFlush) => void = (message) => process.send!(message),
+    listen: (receive: (message: unknown) => void) => void = (receive) => process.on('message', receive),
+  ) {
+    listen((message) => this.receive(message));
   }
 
-  increment(key: string, windowMs: number): Promise<CounterHit> {
-    return this.ask('increment', key, windowMs).then((reply) => reply.hit!);
+  async increment(key: string, windowMs: number, now = Date.now()): Promise<CounterHit> {
+    let known = this.known.get(key);
+    if (!known || known.resetAt <= now) {
+      known = { count: 0, resetAt: now + windowMs };
+      this.known.set(key, known);
+    }
+    const entry = this.pending.get(key) ?? { hits: 0, windowMs };
+    entry.hits += 1;
+    this.pending.set(key, entry);
+    this.schedule();
+    return { count: known.count + this.unconfirmed(key), resetInMs: known.resetAt - now };
   }
 
   async reset(key: string): Promise<void> {
-    await this.ask('reset', key, 0);
+    this.known.delete(key);
+    this.pending.set(key, { hits: 0, windowMs: 0, reset: true });
+    this.schedule();
   }
 
-  private ask(op: CounterRequest['op'], key: string, windowMs: number): Promise<CounterReply> {
-    const id = randomUUID();
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      process.send!({ tb: 'counter', id, op, key, windowMs } satisfies CounterRequest);
-    });
+  /** Hits of this worker the primary has not counted yet (queued or on their way). */
+  private unconfirmed(key: string): number {
+    let hits = this.pending.get(key)?.hits ?? 0;
+    for (const batch of this.inFlight.values()) hits += batch.get(key) ?? 0;
+    return hits;
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private flush(): void {
+    this.timer = null;
+    if (this.pending.size === 0) return;
+    const id = this.nextId++;
+    const hits = [...this.pending.entries()].map(([key, entry]) => ({ key, ...entry }));
+    this.inFlight.set(id, new Map(hits.map((hit) => [hit.key, hit.hits])));
+    this.pending.clear();
+    this.send({ tb: 'counter-flush', id, hits });
+  }
+
+  private receive(message: unknown): void {
+    const state = message as CounterState;
+    if (state?.tb !== 'counter-state') return;
+    this.inFlight.delete(state.id);
+    const now = Date.now();
+    for (const { key, count, resetInMs } of state.counts) {
+      // The primary's count includes the batch just confirmed; hits still unconfirmed are added on read.
+      this.known.set(key, { count, resetAt: now + resetInMs });
+    }
   }
 }
 
-export function isCounterRequest(message: unknown): message is CounterRequest {
-  return (message as CounterRequest)?.tb === 'counter';
+/** The primary's side: applies a worker's batch to the shared counters and answers with the totals. */
+export async function applyCounterFlush(message: unknown, counters: CounterStore): Promise<CounterState | null> {
+  const flush = message as CounterFlush;
+  if (flush?.tb !== 'counter-flush') return null;
+  const counts: CounterState['counts'] = [];
+  for (const hit of flush.hits) {
+    if (hit.reset) {
+      await counters.reset(hit.key);
+      continue;
+    }
+    let last: CounterHit = { count: 0, resetInMs: hit.windowMs };
+    for (let index = 0; index < hit.hits; index += 1) last = await counters.increment(hit.key, hit.windowMs);
+    counts.push({ key: hit.key, count: last.count, resetInMs: last.resetInMs });
+  }
+  return { tb: 'counter-state', id: flush.id, counts };
 }

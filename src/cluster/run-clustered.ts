@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { MemoryCounterStore } from '../counters/counter-store.js';
-import { isCounterRequest } from './cluster-counter-store.js';
+import { applyCounterFlush } from './cluster-counter-store.js';
 import { UsageError } from '../cli/cli-args.js';
 
 export interface ClusterOptions {
@@ -48,9 +48,9 @@ export async function runClustered(options: ClusterOptions): Promise<void> {
   const fork = (): Worker => {
     const worker = cluster.fork({ RUN_MIGRATIONS: 'false', TB_CLUSTER_WORKER: '1' });
     worker.on('message', async (message: any) => {
-      if (isCounterRequest(message)) {
-        const hit = message.op === 'increment' ? await counters.increment(message.key, message.windowMs) : (await counters.reset(message.key), undefined);
-        worker.send({ tb: 'counter-reply', id: message.id, hit });
+      const counted = await applyCounterFlush(message, counters);
+      if (counted) {
+        if (worker.isConnected()) worker.send(counted);
       } else if (message?.tb === 'bus') {
         for (const other of Object.values(cluster.workers ?? {})) if (other && other !== worker && other.isConnected()) other.send(message);
       } else if (message?.tb === 'listening') {
