@@ -1,4 +1,4 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Module, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
 import type { PlatformConfig } from '../config/config.js';
@@ -18,10 +18,11 @@ import { JOB_QUEUE, type JobQueue } from './job-queue.js';
   ],
   exports: [JOB_QUEUE],
 })
-export class QueueModule implements OnApplicationShutdown {
+export class QueueModule implements BeforeApplicationShutdown {
   constructor(@Inject(JOB_QUEUE) private readonly queue: JobQueue) {}
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the database closes (TypeORM closes it on application shutdown), so running jobs can record their outcome. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.queue.close();
   }
 }
