@@ -214,6 +214,11 @@ export class PackageVersionsService {
     await this.versions.increment({ id: row.id }, 'downloads', 1);
     await this.packageRows.increment({ id: row.packageId }, 'totalDownloads', 1);
     this.viewCache.invalidate(row.packageId);
+    // Only when someone listens (search keeps its popularity boost in step): the read costs a query per download.
+    if (this.events.hasListeners('downloadCounted')) {
+      const counted = await this.packageRows.findOne({ where: { id: row.packageId }, select: { id: true, totalDownloads: true } });
+      if (counted) await this.events.emit('downloadCounted', { packageId: row.packageId, totalDownloads: Number(counted.totalDownloads) });
+    }
     return true;
   }
 

@@ -21,6 +21,12 @@ export interface PackageChangedEvent {
   packageId: string;
 }
 
+/** A served file was counted; `totalDownloads` is the package's count right after it. */
+export interface DownloadCountedEvent {
+  packageId: string;
+  totalDownloads: number;
+}
+
 type Listener<T> = (event: T) => Promise<void> | void;
 
 /**
@@ -35,6 +41,7 @@ export class RegistryEvents {
     versionRemoved: [] as Listener<VersionRemovedEvent>[],
     packageDeleted: [] as Listener<PackageDeletedEvent>[],
     packageChanged: [] as Listener<PackageChangedEvent>[],
+    downloadCounted: [] as Listener<DownloadCountedEvent>[],
   };
 
   onVersionUploaded(listener: Listener<VersionUploadedEvent>): void {
@@ -51,6 +58,14 @@ export class RegistryEvents {
 
   onPackageChanged(listener: Listener<PackageChangedEvent>): void {
     this.listeners.packageChanged.push(listener);
+  }
+
+  onDownloadCounted(listener: Listener<DownloadCountedEvent>): void {
+    this.listeners.downloadCounted.push(listener);
+  }
+
+  hasListeners(name: keyof RegistryEvents['listeners']): boolean {
+    return this.listeners[name].length > 0;
   }
 
   async emit<K extends keyof RegistryEvents['listeners']>(name: K, event: Parameters<RegistryEvents['listeners'][K][number]>[0]): Promise<void> {

@@ -42,7 +42,14 @@ export class LatestVersionsService {
     const lowered = [...new Set(requested.map((name) => name.toLowerCase()))];
     // Visibility is checked here rather than in SQL: the name index must drive this query, and a
     // visibility condition tempts a planner without statistics to scan by visibility instead.
-    const rows = await this.latestQuery().where('p.name_lower IN (:...lowered)', { lowered }).getRawMany<LatestRow>();
+    // One plain statement: expanding 1,000 named parameters through the query builder cost more than the query.
+    const rows: LatestRow[] = await this.dataSource.query(
+      `SELECT p.name AS name, p.name_lower AS nameLower, p.latest_version AS latestVersion, p.visibility AS visibility,
+              p.publisher_id AS publisherId, v.yanked AS yanked
+       FROM packages p LEFT JOIN package_versions v ON v.package_id = p.id AND v.version = p.latest_version
+       WHERE p.name_lower IN (${lowered.map(() => '?').join(', ')})`,
+      lowered,
+    );
     // Anyone who may read a package by name may ask for its version: unlisted counts for signed-in callers.
     const byLower = new Map(rows.filter((row) => canRead(caller, row)).map((row) => [row.nameLower, installable(row)]));
     for (const name of requested) {

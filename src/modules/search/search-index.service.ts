@@ -5,15 +5,17 @@ import { inClusterWorker } from '../../cluster/cluster-bus.js';
 import { PackageEntity } from '../registry/entities/package.entity.js';
 import { PackagesService } from '../registry/packages.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
-import { documentTerms, type DocumentTerm, type SearchableDocument } from './search-terms.js';
+import { documentTerms, indexWeight, popularityBoost, type DocumentTerm, type SearchableDocument } from './search-terms.js';
 
 const TERMS_TABLE = 'package_search_terms';
-// 3 parameters a row: 1,000 rows stay far below SQLite's and MySQL's limits and keep statements short.
+// 7 parameters a row: 1,000 rows stay below SQLite's 32,766 and MySQL's 65,535 placeholders.
 const ROWS_PER_INSERT = 1000;
 const PACKAGES_PER_BATCH = 1000;
 
 interface IndexedPackage extends SearchableDocument {
   id: string;
+  visibility: string;
+  totalDownloads: number | string;
 }
 
 /**
@@ -32,9 +34,13 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     private readonly events: RegistryEvents,
   ) {}
 
+  /** Last popularity boost written per package, so a download only writes when it crosses a power of ten. */
+  private readonly knownBoosts = new Map<string, number>();
+
   onModuleInit(): void {
     this.events.onPackageChanged(({ packageId }) => this.reindex(packageId));
     this.events.onPackageDeleted(({ packageId }) => this.remove(packageId));
+    this.events.onDownloadCounted(({ packageId, totalDownloads }) => this.refreshBoost(packageId, totalDownloads));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -70,7 +76,21 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     });
   }
 
+  /**
+   * Keeps the stored popularity boost (and so the score) of a package's rows in step with its
+   * downloads. The boost moves only at powers of ten, so nearly every call is a lookup in memory;
+   * otherwise one UPDATE that changes nothing when another process already wrote the same boost.
+   */
+  async refreshBoost(packageId: string, totalDownloads: number): Promise<void> {
+    const boost = popularityBoost(totalDownloads);
+    if (this.knownBoosts.get(packageId) === boost) return;
+    await this.dataSource.query(`UPDATE ${TERMS_TABLE} SET boost = ?, score = weight * ? WHERE package_id = ? AND boost <> ?`, [boost, boost, packageId, boost]);
+    if (this.knownBoosts.size >= 100_000) this.knownBoosts.clear();
+    this.knownBoosts.set(packageId, boost);
+  }
+
   async remove(packageId: string): Promise<void> {
+    this.knownBoosts.delete(packageId);
     await this.dataSource.query(`DELETE FROM ${TERMS_TABLE} WHERE package_id = ?`, [packageId]);
   }
 
@@ -81,7 +101,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     for (;;) {
       const batch: IndexedPackage[] = await this.dataSource
         .createQueryBuilder(PackageEntity, 'p')
-        .select(['p.id', 'p.name', 'p.displayName', 'p.description', 'p.keywords'])
+        .select(['p.id', 'p.name', 'p.displayName', 'p.description', 'p.keywords', 'p.visibility', 'p.totalDownloads'])
         .where('p.id > :after', { after })
         .andWhere(`NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`)
         .orderBy('p.id', 'ASC')
@@ -98,14 +118,21 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   }
 
   private async insertTerms(manager: EntityManager, packages: IndexedPackage[]): Promise<void> {
-    const rows: Array<[DocumentTerm, string]> = [];
-    for (const pkg of packages) for (const term of documentTerms(pkg)) rows.push([term, pkg.id]);
+    const rows: Array<[DocumentTerm, IndexedPackage, number]> = [];
+    for (const pkg of packages) {
+      const boost = popularityBoost(Number(pkg.totalDownloads));
+      this.knownBoosts.set(pkg.id, boost);
+      for (const term of documentTerms(pkg)) rows.push([term, pkg, boost]);
+    }
     // Plain multi-row INSERTs: the rebuild of a large registry spends its time here, not in the ORM.
     for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
       const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-      const placeholders = chunk.map(() => '(?, ?, ?)').join(', ');
-      const parameters = chunk.flatMap(([term, packageId]) => [term.term, packageId, term.field]);
-      await manager.query(`INSERT INTO ${TERMS_TABLE} (term, package_id, field) VALUES ${placeholders}`, parameters);
+      const placeholders = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const parameters = chunk.flatMap(([term, pkg, boost]) => {
+        const weight = indexWeight(term.field);
+        return [term.term, pkg.id, term.field, weight, boost, weight * boost, pkg.visibility];
+      });
+      await manager.query(`INSERT INTO ${TERMS_TABLE} (term, package_id, field, weight, boost, score, visibility) VALUES ${placeholders}`, parameters);
     }
   }
 }

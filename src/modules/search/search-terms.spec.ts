@@ -1,4 +1,4 @@
-import { QUERY_MAX_TERMS, documentTerms, nameWords, normalizeText, parseQuery, prefixUpperBound, words } from './search-terms.js';
+import { FIELD_WEIGHTS, QUERY_MAX_TERMS, TERM_MAX_LENGTH, documentTerms, indexWeight, nameWords, normalizeText, parseQuery, popularityBoost, prefixUpperBound, splitName, words } from './search-terms.js';
 
 describe('search terms', () => {
   it('lower-cases and strips accents so that Café and cafe are one word', () => {
@@ -21,13 +21,13 @@ describe('search terms', () => {
     expect(nameWords('XMLParser')).toEqual(['xml', 'parser', 'xmlparser']);
   });
 
-  it('indexes the whole lower-cased name once, besides its words', () => {
+  it('indexes the whole lower-cased name once, besides its words and their joined spelling', () => {
     const terms = documentTerms({ name: 'My-Mod', displayName: null, description: null, keywords: null });
     expect(terms).toEqual([
       { term: 'my-mod', field: 'n' },
       { term: 'my', field: 't' },
       { term: 'mod', field: 't' },
-      { term: 'mymod', field: 't' },
+      { term: 'mymod', field: 'j' },
     ]);
   });
 
@@ -74,5 +74,27 @@ describe('search terms', () => {
 
   it('normalizes compatibility forms such as full-width letters', () => {
     expect(normalizeText('ＣＬＯＵＤ')).toBe('cloud');
+  });
+
+  it('raises the popularity boost by one at each power of ten of downloads, from 10 up to 16', () => {
+    expect([0, 9, 10, 99, 100, 999, 1_000, 10_000, 100_000, 999_999, 1_000_000, 50_000_000].map(popularityBoost)).toEqual([
+      10, 10, 11, 11, 12, 12, 13, 14, 15, 15, 16, 16,
+    ]);
+  });
+
+  it('stores a whole-name row with weight 1 and a text row with its field weight', () => {
+    expect(indexWeight('n')).toBe(1);
+    expect(indexWeight('j')).toBe(FIELD_WEIGHTS.t);
+    expect(indexWeight('s')).toBe(FIELD_WEIGHTS.s);
+  });
+
+  it('keeps the joined spelling of a name apart from its words, and none when the name is one word', () => {
+    expect(splitName('CloudSync-utils')).toEqual({ parts: ['cloud', 'sync', 'utils'], joined: 'cloudsyncutils' });
+    expect(splitName('tapir')).toEqual({ parts: ['tapir'], joined: null });
+  });
+
+  it('cuts a long joined name to the index column length', () => {
+    const name = Array.from({ length: 20 }, (_, index) => `part${index}`).join('-');
+    expect(splitName(name).joined).toHaveLength(TERM_MAX_LENGTH);
   });
 });

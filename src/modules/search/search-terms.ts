@@ -8,8 +8,14 @@
 export const SEARCH_FIELDS = {
   /** The whole lower-cased package name: exact-name and name-prefix matches, autocomplete. */
   fullName: 'n',
-  /** Words of the name (`my-cloud_sync` → my, cloud, sync, mycloudsync). */
+  /** Words of the name (`my-cloud_sync` → my, cloud, sync). */
   nameWord: 't',
+  /**
+   * The name's words joined (`mycloudsync`), when that is not already one of them. A field of its
+   * own because nearly every joined word is unique: kept apart, they do not crowd the real words
+   * a query prefix expands to, and are read as one small range instead.
+   */
+  joinedName: 'j',
   displayName: 'd',
   keyword: 'k',
   description: 's',
@@ -18,7 +24,26 @@ export const SEARCH_FIELDS = {
 export type SearchField = (typeof SEARCH_FIELDS)[keyof typeof SEARCH_FIELDS];
 
 /** Relevance of a match per field; an exact word counts double a prefix match. */
-export const FIELD_WEIGHTS: Record<SearchField, number> = { n: 0, t: 8, d: 6, k: 5, s: 2 };
+export const FIELD_WEIGHTS: Record<SearchField, number> = { n: 0, t: 8, j: 8, d: 6, k: 5, s: 2 };
+
+/**
+ * The weight stored on an index row. Whole-name rows get 1, so their stored score is the popularity
+ * boost alone and orders name-prefix candidates by popularity.
+ */
+export function indexWeight(field: SearchField): number {
+  return field === SEARCH_FIELDS.fullName ? 1 : FIELD_WEIGHTS[field];
+}
+
+/** Download thresholds of the popularity points 1…6 (about log10 of downloads, capped). */
+const POPULARITY_STEPS = [10, 100, 1_000, 10_000, 100_000, 1_000_000];
+
+/**
+ * Popularity as a small integer, 10 + about log10(downloads) capped at 16, so ranking is integer
+ * arithmetic that orders ties the same way everywhere. It only changes when downloads cross a power of ten.
+ */
+export function popularityBoost(totalDownloads: number): number {
+  return 10 + POPULARITY_STEPS.filter((step) => totalDownloads >= step).length;
+}
 
 /** The index column holds 64 characters; longer words are cut the same way at index and query time. */
 export const TERM_MAX_LENGTH = 64;
@@ -70,7 +95,7 @@ export function normalizeText(text: string): string {
 }
 
 /** Cuts by code point, never inside a surrogate pair (MySQL counts characters, not UTF-16 units). */
-function clip(term: string): string {
+export function clip(term: string): string {
   if (term.length <= TERM_MAX_LENGTH) return term;
   return Array.from(term).slice(0, TERM_MAX_LENGTH).join('');
 }
@@ -82,10 +107,16 @@ export function words(text: string | null | undefined): string[] {
 
 /** `CloudSync-utils` → cloud, sync, utils and the joined `cloudsyncutils`, so both spellings find it. */
 export function nameWords(name: string): string[] {
+  const { parts, joined } = splitName(name);
+  return joined ? [...parts, joined] : parts;
+}
+
+/** The name's words, and their concatenation when it is not one of them. */
+export function splitName(name: string): { parts: string[]; joined: string | null } {
   const spaced = name.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
   const parts = words(spaced);
-  const joined = words(name).join('');
-  return unique(joined && !parts.includes(joined) ? [...parts, joined] : parts);
+  const joined = clip(words(name).join(''));
+  return { parts: unique(parts), joined: joined && !parts.includes(joined) ? joined : null };
 }
 
 /** Every (term, field) pair of a package, each once. */
@@ -99,7 +130,9 @@ export function documentTerms(document: SearchableDocument): DocumentTerm[] {
     terms.push({ term, field });
   };
   add(clip(document.name.toLowerCase()), SEARCH_FIELDS.fullName);
-  for (const term of nameWords(document.name)) add(term, SEARCH_FIELDS.nameWord);
+  const { parts, joined } = splitName(document.name);
+  for (const term of parts) add(term, SEARCH_FIELDS.nameWord);
+  if (joined) add(joined, SEARCH_FIELDS.joinedName);
   for (const term of words(document.displayName)) if (!STOP_WORDS.has(term)) add(term, SEARCH_FIELDS.displayName);
   for (const keyword of document.keywords ?? []) for (const term of words(keyword)) add(term, SEARCH_FIELDS.keyword);
   const description = unique(words(document.description).filter((term) => !STOP_WORDS.has(term))).slice(0, DESCRIPTION_MAX_TERMS);

@@ -33,7 +33,8 @@ export class SearchController {
   @ApiOperation({
     summary: 'Search packages',
     description:
-      'Exact name match first, then names starting with the query, then text relevance over name, display name, keywords and description, blended with downloads and a boost for verified publishers. Anonymous callers see public packages; an authenticated caller also its own publisher\'s. Unlisted packages are never listed.',
+      'Exact name match first, then names starting with the query, then text relevance over name, display name, keywords and description, blended with downloads and a boost for verified publishers. Anonymous callers see public packages; an authenticated caller also its own publisher\'s. Unlisted packages are never listed. ' +
+      'For a query that matches more packages than the few hundred best candidates of each word, the ranking is exact among those candidates and `total` counts matches up to 1,000 (a query reporting 1,000 may match more); smaller result sets, an empty q and a package_type filter are ranked and counted exactly.',
   })
   @ApiOkResponse({ schema: { example: { results: [SEARCH_ITEM_EXAMPLE], packages: [SEARCH_ITEM_EXAMPLE], total: 1, query: 'cloud', page: 1, per_page: 20 } } })
   @ApiBadRequestResponse({ description: 'Invalid page, per_page or package_type' })

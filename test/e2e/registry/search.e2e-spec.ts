@@ -77,6 +77,19 @@ describe.each(backends())('search on $name', (backend) => {
     expect(names(response.body)).toEqual(['pelican-post']);
   });
 
+  it('finds a hyphenated name typed without its hyphen, also partly', async () => {
+    await createPackage(owner, 'kestrel-nest', { description: 'x' });
+    expect(names((await registry.api.get('/api/v1/search?q=kestrelnest')).body)).toEqual(['kestrel-nest']);
+    expect(names((await registry.api.get('/api/v1/search?q=kestreln')).body)).toEqual(['kestrel-nest']);
+  });
+
+  it('finds a package made public again after it was private', async () => {
+    await createPackage(owner, 'boomerang-bat', { description: 'returnish', visibility: 'private' });
+    expect((await registry.api.get('/api/v1/search?q=returnish')).body.total).toBe(0);
+    expect((await owner.patch('/api/v1/packages/boomerang-bat', { visibility: 'public' })).status).toBe(200);
+    expect(names((await registry.api.get('/api/v1/search?q=returnish')).body)).toEqual(['boomerang-bat']);
+  });
+
   it('ranks packages that match more query words higher', async () => {
     await createPackage(owner, 'ember-one', { description: 'glacier only' });
     await createPackage(owner, 'ember-two', { description: 'glacier and tundra together' });
