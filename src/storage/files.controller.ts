@@ -5,6 +5,7 @@ import { Public } from '../auth/access.decorators.js';
 import { PlatformError } from '../common/errors.js';
 import { sendStoredObject } from '../common/send-object.js';
 import { DownloadCounters } from './download-counters.js';
+import { FILES_PATH } from './download-urls.js';
 import { StorageService } from './storage.service.js';
 import { UrlSigner } from './url-signer.js';
 
@@ -27,7 +28,7 @@ export class FilesController {
   @ApiOkResponse({ description: 'The file; 403 when the signature is wrong or expired' })
   async download(@Req() request: Request, @Res() response: Response): Promise<void> {
     const path = request.path;
-    const key = decodeURIComponent(path.slice('/api/v1/files/'.length));
+    const key = decodeURIComponent(path.slice(FILES_PATH.length));
     const verdict = this.signer.verify(path, request.query.expires, request.query.signature);
     if (verdict === 'expired') throw new PlatformError('FORBIDDEN', 'This download URL has expired; request a new one');
     if (verdict !== 'ok') throw new PlatformError('FORBIDDEN', 'Invalid download URL signature');

@@ -5,6 +5,7 @@ import { createObjectStore } from './object-store.factory.js';
 import { StorageService } from './storage.service.js';
 import { OBJECT_STORES } from './storage.tokens.js';
 import { UrlSigner } from './url-signer.js';
+import { DownloadUrls } from './download-urls.js';
 
 @Global()
 @Module({
@@ -16,7 +17,8 @@ import { UrlSigner } from './url-signer.js';
     },
     { provide: UrlSigner, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new UrlSigner(config.jwtSecret) },
     StorageService,
+    DownloadUrls,
   ],
-  exports: [StorageService, UrlSigner],
+  exports: [StorageService, UrlSigner, DownloadUrls],
 })
 export class StorageModule {}

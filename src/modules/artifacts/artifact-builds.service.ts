@@ -10,7 +10,7 @@ import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import type { ByteRange } from '../../storage/object-store.js';
 import { StorageService } from '../../storage/storage.service.js';
-import { UrlSigner } from '../../storage/url-signer.js';
+import { DownloadUrls } from '../../storage/download-urls.js';
 import { owns, type Caller } from '../registry/caller.js';
 import { PackagesService } from '../registry/packages.service.js';
 import { ARCHITECTURES, isArchitecture, isPlatform, PLATFORMS, type Architecture, type Platform } from './artifact-vocabulary.js';
@@ -52,7 +52,7 @@ export class ArtifactBuildsService {
     private readonly artifacts: ArtifactsService,
     private readonly packages: PackagesService,
     private readonly storage: StorageService,
-    private readonly signer: UrlSigner,
+    private readonly downloadUrls: DownloadUrls,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
@@ -211,13 +211,11 @@ export class ArtifactBuildsService {
 
   /** A signed, time-limited URL served by the registry itself (GET /api/v1/files/…), as for packages. */
   signedUrl(storageKey: string, baseUrl: string): string {
-    const path = `/api/v1/files/${storageKey}`;
-    const { query } = this.signer.sign(path, this.config.signedUrlTtlSeconds);
-    return `${this.config.publicBaseUrl ?? baseUrl}${path}?${query}`;
+    return this.downloadUrls.signedUrl(storageKey, baseUrl);
   }
 
   get signedUrlTtlSeconds(): number {
-    return this.config.signedUrlTtlSeconds;
+    return this.downloadUrls.ttlSeconds;
   }
 
   open(build: ArtifactBuildEntity, range?: ByteRange): Promise<Readable> {

@@ -10,7 +10,7 @@ import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import type { ByteRange } from '../../storage/object-store.js';
 import { StorageService } from '../../storage/storage.service.js';
-import { UrlSigner } from '../../storage/url-signer.js';
+import { DownloadUrls } from '../../storage/download-urls.js';
 import { parseRequirement } from '../resolve/requirement.js';
 import { canRead, owns, type Caller } from './caller.js';
 import { PackageVersionEntity } from './entities/package-version.entity.js';
@@ -53,7 +53,7 @@ export class PackageVersionsService {
     private readonly dataSource: DataSource,
     private readonly packages: PackagesService,
     private readonly storage: StorageService,
-    private readonly signer: UrlSigner,
+    private readonly downloadUrls: DownloadUrls,
     private readonly events: RegistryEvents,
     private readonly viewCache: PackageViewCache,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
@@ -189,7 +189,7 @@ export class PackageVersionsService {
     const { pkg, version: row } = await this.findVersion(caller, name, version);
     return {
       url: this.signedUrl(row.storageKey, baseUrl),
-      expiresIn: this.config.signedUrlTtlSeconds,
+      expiresIn: this.downloadUrls.ttlSeconds,
       size: row.sizeBytes,
       checksumSha256: row.checksumSha256,
       filename: packageFileName(pkg, row),
@@ -198,9 +198,7 @@ export class PackageVersionsService {
   }
 
   signedUrl(storageKey: string, baseUrl: string): string {
-    const path = `/api/v1/files/${storageKey}`;
-    const { query } = this.signer.sign(path, this.config.signedUrlTtlSeconds);
-    return `${this.config.publicBaseUrl ?? baseUrl}${path}?${query}`;
+    return this.downloadUrls.signedUrl(storageKey, baseUrl);
   }
 
   open(row: PackageVersionEntity, range?: ByteRange): Promise<Readable> {

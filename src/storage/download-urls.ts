@@ -1,0 +1,27 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PLATFORM_CONFIG } from '../config/config.module.js';
+import type { PlatformConfig } from '../config/config.js';
+import { UrlSigner } from './url-signer.js';
+
+/** Where the platform serves stored files through signed URLs (FilesController). */
+export const FILES_PATH = '/api/v1/files/';
+
+/** Signed, time-limited addresses of stored objects, served by the platform itself. */
+@Injectable()
+export class DownloadUrls {
+  constructor(
+    private readonly signer: UrlSigner,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  get ttlSeconds(): number {
+    return this.config.signedUrlTtlSeconds;
+  }
+
+  /** `baseUrl` is the request's own origin; PUBLIC_BASE_URL wins when the platform sits behind a proxy. */
+  signedUrl(storageKey: string, baseUrl: string): string {
+    const path = `${FILES_PATH}${storageKey}`;
+    const { query } = this.signer.sign(path, this.config.signedUrlTtlSeconds);
+    return `${this.config.publicBaseUrl ?? baseUrl}${path}?${query}`;
+  }
+}
