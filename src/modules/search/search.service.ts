@@ -1,11 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource, In, type SelectQueryBuilder } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
 import type { Caller } from '../registry/caller.js';
 import { PackageEntity, type PackageType } from '../registry/entities/package.entity.js';
 import { PublisherEntity } from '../registry/entities/publisher.entity.js';
-import { PublishersService, whereVisibleTo } from '../registry/publishers.service.js';
+import { whereVisibleTo } from '../registry/publishers.service.js';
+import { RegistryEvents } from '../registry/registry-events.js';
+import { CountCache } from './count-cache.js';
 import {
   FIELD_WEIGHTS,
   PREFIX_MIN_LENGTH,
@@ -57,6 +59,8 @@ const FIELD_INDEX = 'ix_package_search_terms_field';
  * keeping names that match (a dense prefix fills the page early); sparser ones by their name range.
  */
 const DENSE_NAME_PREFIX = 1_000;
+/** How long another process's create, delete or visibility change can go unseen in the empty query's total. */
+const PUBLIC_COUNT_LIFETIME_MS = 5_000;
 
 interface ExpandedWord extends QueryTerm {
   /** The index words the query word matches, each read in index order (joined names aside). */
@@ -81,6 +85,7 @@ interface RankingRow {
   visibility: string;
   publisher_id: string;
   total_downloads: string | number;
+  verified: string | number;
 }
 
 interface RankedCandidate {
@@ -123,14 +128,22 @@ const VERIFIED_FACTOR = `CASE WHEN pub.verification_status = 'verified' THEN 12 
  * show a package the caller may not see, since visibility is checked again on the package row.
  */
 @Injectable()
-export class SearchService {
+export class SearchService implements OnModuleInit {
   private readonly mysql: boolean;
+  /** Public packages per package type ('' for all), the bulk of the empty query's total. */
+  private readonly publicCounts = new CountCache(PUBLIC_COUNT_LIFETIME_MS);
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly publishers: PublishersService,
+    private readonly events: RegistryEvents,
   ) {
     this.mysql = dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
+  }
+
+  onModuleInit(): void {
+    // Create, update (visibility, type) and version changes all announce packageChanged; delete its own event.
+    this.events.onPackageChanged(() => this.publicCounts.invalidate());
+    this.events.onPackageDeleted(() => this.publicCounts.invalidate());
   }
 
   async search(caller: Caller, request: SearchRequest): Promise<SearchPage> {
@@ -166,11 +179,15 @@ export class SearchService {
     ]);
     const complete = reads.every((read) => read.complete);
     const candidates = [...new Set(reads.flatMap((read) => read.ids))];
-    const ranked = await this.rankCandidates(caller, candidates, parsed, expanded);
+    // When the total must be counted, it is counted while the candidates are ranked (one round trip less).
+    const [ranked, counted] = await Promise.all([
+      this.rankCandidates(caller, candidates, parsed, expanded),
+      complete ? Promise.resolve(0) : this.countMatches(caller, parsed, expanded),
+    ]);
     if (complete) return { hits: await this.hydrate(ranked.slice(offset, offset + request.perPage)), total: ranked.length };
     // A page past the candidates needs every match ranked.
     if (offset + request.perPage > ranked.length) return this.exactRanked(caller, request, parsed);
-    const total = Math.max(ranked.length, await this.countMatches(caller, parsed, expanded));
+    const total = Math.max(ranked.length, counted);
     return { hits: await this.hydrate(ranked.slice(offset, offset + request.perPage)), total };
   }
 
@@ -297,7 +314,6 @@ export class SearchService {
   private async rankCandidates(caller: Caller, candidates: string[], parsed: ParsedQuery, words: ExpandedWord[]): Promise<string[]> {
     if (candidates.length === 0) return [];
     const [packages, matches] = await Promise.all([this.rankingRows(candidates), this.textMatches(candidates, words)]);
-    const verified = await this.verifiedPublishers(packages.map((row) => row.publisher_id));
     const scored: RankedCandidate[] = [];
     for (const row of packages) {
       if (!searchableTo(caller, row)) continue;
@@ -319,7 +335,7 @@ export class SearchService {
       }
       if (tier === 0 && matched === 0) continue;
       const downloads = Number(row.total_downloads);
-      const relevance = text * matched * popularityBoost(downloads) * (verified.has(row.publisher_id) ? 12 : 10);
+      const relevance = text * matched * popularityBoost(downloads) * (Number(row.verified) === 1 ? 12 : 10);
       scored.push({ id: row.id, tier, relevance, downloads, nameLower: row.name_lower });
     }
     scored.sort(
@@ -328,19 +344,12 @@ export class SearchService {
     return scored.map((candidate) => candidate.id);
   }
 
-  private async verifiedPublishers(ids: string[]): Promise<Set<string>> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) return new Set();
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT id FROM publishers WHERE verification_status = 'verified' AND id IN (${unique.map(() => '?').join(', ')})`,
-      unique,
-    );
-    return new Set(rows.map((row) => row.id));
-  }
-
   private rankingRows(ids: string[]): Promise<RankingRow[]> {
     return this.dataSource.query(
-      `SELECT id, name, name_lower, visibility, publisher_id, total_downloads FROM packages WHERE id IN (${ids.map(() => '?').join(', ')})`,
+      // The publisher's verification joined in, rather than read in a second round trip.
+      `SELECT p.id, p.name, p.name_lower, p.visibility, p.publisher_id, p.total_downloads,
+              CASE WHEN pub.verification_status = 'verified' THEN 1 ELSE 0 END AS verified
+       FROM packages p LEFT JOIN publishers pub ON pub.id = p.publisher_id WHERE p.id IN (${ids.map(() => '?').join(', ')})`,
       ids,
     );
   }
@@ -444,7 +453,7 @@ export class SearchService {
     };
     const repository = this.dataSource.getRepository(PackageEntity);
     const [total, rows] = await Promise.all([
-      filtered(repository.createQueryBuilder('p')).getCount(),
+      this.countSearchable(caller, request.packageType),
       filtered(repository.createQueryBuilder('p').select('p.id', 'id'))
         .orderBy('p.total_downloads', 'DESC')
         // The (total_downloads, id) index serves this order without sorting every package.
@@ -454,6 +463,22 @@ export class SearchService {
         .getRawMany<{ id: string }>(),
     ]);
     return { hits: await this.hydrate(rows.map((row) => row.id)), total };
+  }
+
+  /**
+   * What the empty query lists, counted: the public packages (cached, see CountCache) plus the
+   * caller's own private ones (few, read through the publisher index). Unlisted packages are never listed.
+   */
+  private async countSearchable(caller: Caller, packageType: PackageType | undefined): Promise<number> {
+    const repository = this.dataSource.getRepository(PackageEntity);
+    const ofType = (query: SelectQueryBuilder<PackageEntity>) => (packageType ? query.andWhere('p.package_type = :packageType', { packageType }) : query);
+    const [publicCount, ownPrivateCount] = await Promise.all([
+      this.publicCounts.get(packageType ?? '', () => ofType(repository.createQueryBuilder('p').where("p.visibility = 'public'")).getCount()),
+      caller.publisherId
+        ? ofType(repository.createQueryBuilder('p').where("p.publisher_id = :publisherId AND p.visibility = 'private'", { publisherId: caller.publisherId })).getCount()
+        : Promise.resolve(0),
+    ]);
+    return publicCount + ownPrivateCount;
   }
 
   /**
@@ -524,8 +549,16 @@ export class SearchService {
   /** Full rows for one page of ids, in the given order. */
   private async hydrate(ids: string[]): Promise<SearchHit[]> {
     if (ids.length === 0) return [];
-    const packages = await this.dataSource.getRepository(PackageEntity).findBy({ id: In(ids) });
-    const publishers = await this.publishers.findByIds(packages.map((pkg) => pkg.publisherId));
+    // Both reads at once: the publishers are found through the packages' publisher ids in SQL.
+    const [packages, publisherRows] = await Promise.all([
+      this.dataSource.getRepository(PackageEntity).findBy({ id: In(ids) }),
+      this.dataSource
+        .getRepository(PublisherEntity)
+        .createQueryBuilder('pub')
+        .where('pub.id IN (SELECT hp.publisher_id FROM packages hp WHERE hp.id IN (:...ids))', { ids })
+        .getMany(),
+    ]);
+    const publishers = new Map(publisherRows.map((publisher) => [publisher.id, publisher]));
     const byId = new Map(packages.map((pkg) => [pkg.id, pkg]));
     return ids.flatMap((id) => {
       const pkg = byId.get(id);
