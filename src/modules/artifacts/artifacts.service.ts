@@ -4,7 +4,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import semver from 'semver';
 import type { Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
-import { offsetOf } from '../../common/pagination.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import type { Caller } from '../registry/caller.js';
@@ -87,19 +86,8 @@ export class ArtifactsService {
   async list(filter: ArtifactListFilter): Promise<{ items: ArtifactWithOwner[]; total: number }> {
     const query = this.artifacts.createQueryBuilder('artifact');
     if (filter.artifactType) query.andWhere('artifact.artifact_type = :artifactType', { artifactType: filter.artifactType });
-    if (filter.publisher) {
-      const publisher = await this.publishers.findByNameOrId(filter.publisher);
-      if (!publisher) return { items: [], total: 0 };
-      query.andWhere('artifact.publisher_id = :publisherId', { publisherId: publisher.id });
-    }
-    const [rows, total] = await query
-      .orderBy('artifact.updated_at', 'DESC')
-      .addOrderBy('artifact.id', 'ASC')
-      .skip(offsetOf(filter.page, filter.perPage))
-      .take(filter.perPage)
-      .getManyAndCount();
-    const publishers = await this.publishers.findByIds(rows.map((row) => row.publisherId));
-    return { items: rows.map((artifact) => ({ artifact, publisher: publishers.get(artifact.publisherId) ?? null })), total };
+    const { items, total } = await this.publishers.pageWithPublishers(query, 'artifact', filter);
+    return { items: items.map(({ row, publisher }) => ({ artifact: row, publisher })), total };
   }
 
   /** By name, case-insensitively. */

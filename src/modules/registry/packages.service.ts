@@ -4,7 +4,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
-import { offsetOf } from '../../common/pagination.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import { StorageService } from '../../storage/storage.service.js';
@@ -124,19 +123,8 @@ export class PackagesService {
     const query = this.packages.createQueryBuilder('pkg');
     whereVisibleTo(query, 'pkg', caller, { listing: true });
     if (filter.packageType) query.andWhere('pkg.package_type = :packageType', { packageType: filter.packageType });
-    if (filter.publisher) {
-      const publisher = await this.publishers.findByNameOrId(filter.publisher);
-      if (!publisher) return { items: [], total: 0 };
-      query.andWhere('pkg.publisher_id = :publisherId', { publisherId: publisher.id });
-    }
-    const [rows, total] = await query
-      .orderBy('pkg.updated_at', 'DESC')
-      .addOrderBy('pkg.id', 'ASC')
-      .skip(offsetOf(filter.page, filter.perPage))
-      .take(filter.perPage)
-      .getManyAndCount();
-    const publishers = await this.publishers.findByIds(rows.map((row) => row.publisherId));
-    return { items: rows.map((pkg) => ({ pkg, publisher: publishers.get(pkg.publisherId) ?? null })), total };
+    const { items, total } = await this.publishers.pageWithPublishers(query, 'pkg', filter);
+    return { items: items.map(({ row, publisher }) => ({ pkg: row, publisher })), total };
   }
 
   /** A package the caller may read; others' private packages are a 404 so their existence does not leak. */

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
+import { offsetOf } from '../../common/pagination.js';
 import type { Caller } from './caller.js';
 import { PackageEntity } from './entities/package.entity.js';
 import { PublisherEntity, type VerificationStatus } from './entities/publisher.entity.js';
@@ -71,6 +72,30 @@ export class PublishersService {
     return publisher;
   }
 
+  /**
+   * One page of a publisher-owned listing (packages, artifacts), most recently updated first, each row with
+   * its publisher. `publisher` (name or id) narrows it; an unknown publisher gives an empty page.
+   */
+  async pageWithPublishers<T extends { publisherId: string }>(
+    query: SelectQueryBuilder<T>,
+    alias: string,
+    filter: { page: number; perPage: number; publisher?: string },
+  ): Promise<{ items: Array<{ row: T; publisher: PublisherEntity | null }>; total: number }> {
+    if (filter.publisher) {
+      const publisher = await this.findByNameOrId(filter.publisher);
+      if (!publisher) return { items: [], total: 0 };
+      query.andWhere(`${alias}.publisher_id = :publisherId`, { publisherId: publisher.id });
+    }
+    const [rows, total] = await query
+      .orderBy(`${alias}.updated_at`, 'DESC')
+      .addOrderBy(`${alias}.id`, 'ASC')
+      .skip(offsetOf(filter.page, filter.perPage))
+      .take(filter.perPage)
+      .getManyAndCount();
+    const publishers = await this.findByIds(rows.map((row) => row.publisherId));
+    return { items: rows.map((row) => ({ row, publisher: publishers.get(row.publisherId) ?? null })), total };
+  }
+
   findByOwner(ownerUserId: string): Promise<PublisherEntity | null> {
     return this.publishers.findOne({ where: { ownerUserId } });
   }
@@ -120,7 +145,7 @@ export class PublishersService {
     if (filter.statuses) query.where('publisher.verification_status IN (:...statuses)', { statuses: filter.statuses.length ? filter.statuses : ['none'] });
     const [items, total] = await query
       .orderBy('publisher.name_lower', 'ASC')
-      .skip((filter.page - 1) * filter.perPage)
+      .skip(offsetOf(filter.page, filter.perPage))
       .take(filter.perPage)
       .getManyAndCount();
     return { items, total };
