@@ -38,11 +38,3 @@ export class PlatformError extends Error {
     return ERROR_STATUS[this.code];
   }
 }
-
-export const badRequest = (message: string, fieldErrors?: FieldError[]) => new PlatformError('BAD_REQUEST', message, fieldErrors);
-export const unauthorized = (message = 'Authentication required') => new PlatformError('UNAUTHORIZED', message);
-export const forbidden = (message = 'Insufficient permissions') => new PlatformError('FORBIDDEN', message);
-export const notFound = (message: string) => new PlatformError('NOT_FOUND', message);
-export const conflict = (message: string) => new PlatformError('CONFLICT', message);
-export const unprocessable = (message: string, fieldErrors?: FieldError[]) =>
-  new PlatformError('UNPROCESSABLE_ENTITY', message, fieldErrors);

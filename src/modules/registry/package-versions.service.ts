@@ -12,7 +12,7 @@ import type { ByteRange } from '../../storage/object-store.js';
 import { StorageService } from '../../storage/storage.service.js';
 import { DownloadUrls } from '../../storage/download-urls.js';
 import { parseRequirement } from '../resolve/requirement.js';
-import { canRead, owns, type Caller } from './caller.js';
+import { owns, type Caller } from './caller.js';
 import { PackageVersionEntity } from './entities/package-version.entity.js';
 import { PackageEntity } from './entities/package.entity.js';
 import type { PublisherEntity } from './entities/publisher.entity.js';
@@ -220,9 +220,6 @@ export class PackageVersionsService {
     return true;
   }
 
-  canDownload(caller: Caller, pkg: PackageEntity): boolean {
-    return canRead(caller, pkg);
-  }
 }
 
 /** `dependencies`: a JSON array of requirement strings (`lib>=1.2.0`) or `{name, version}` objects. */
