@@ -12,6 +12,8 @@
  *   ln -sfn "$PWD/node_modules" /tmp/discobuild/node_modules; echo '{"type":"module"}' > /tmp/discobuild/package.json
  *   BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/toolbox_bench node /tmp/discobuild/bench/discovery.js
  * BENCH_PACKAGES overrides the package count (default 100000); BENCH_ENGINES=sqlite or =mysql runs one engine.
+ * BENCH_KEEP=1 keeps the MySQL database under the URL's own name and, on the next run, measures it again
+ * without regenerating it (when it holds the same number of packages); for repeated measurements.
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
@@ -147,7 +149,9 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
   const { app, baseUrl, dataDir } = await startRegistry(databaseUrl);
   try {
     const dataSource = app.get(DataSource);
-    const [insertMs] = await timed(() => insertAll(dataSource, data));
+    const existing = Number((await dataSource.query('SELECT COUNT(*) AS n FROM packages'))[0].n);
+    if (existing !== 0 && existing !== data.packages.length) throw new Error(`the database holds ${existing} packages, not ${data.packages.length}: drop it first`);
+    const [insertMs] = existing === 0 ? await timed(() => insertAll(dataSource, data)) : [0];
     const [indexMs, indexed] = await timed(() => app.get(SearchIndexService).indexMissing());
     const terms = Number((await dataSource.query('SELECT COUNT(*) AS n FROM package_search_terms'))[0].n);
     console.log(`${engine}: inserted ${data.packages.length} packages in ${(insertMs / 1000).toFixed(1)} s; indexed ${indexed} (${terms} terms) in ${(indexMs / 1000).toFixed(1)} s`);
@@ -216,18 +220,20 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
 }
 
 async function withMysqlDatabase<T>(url: string, action: (databaseUrl: string) => Promise<T>): Promise<T> {
+  const keep = process.env.BENCH_KEEP === '1';
   const base = new URL(url);
-  const database = `${base.pathname.replace(/^\//, '') || 'toolbox_bench'}_${randomBytes(4).toString('hex')}`;
+  const named = base.pathname.replace(/^\//, '') || 'toolbox_bench';
+  const database = keep ? named : `${named}_${randomBytes(4).toString('hex')}`;
   const server = new URL(url);
   server.pathname = '/';
   const admin = await createConnection({ uri: server.toString() });
-  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.query(`CREATE DATABASE ${keep ? 'IF NOT EXISTS ' : ''}\`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   try {
     const target = new URL(url);
     target.pathname = `/${database}`;
     return await action(target.toString());
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    if (!keep) await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await admin.end();
   }
 }

@@ -1,5 +1,6 @@
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
 import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
+import { PackageSearchWordEntity } from '../modules/search/entities/package-search-word.entity.js';
 import { PackageDeltaEntity } from '../modules/diff/entities/package-delta.entity.js';
 import { PackageVersionEntity } from '../modules/registry/entities/package-version.entity.js';
 import { PackageEntity } from '../modules/registry/entities/package.entity.js';
@@ -12,4 +13,4 @@ import { ArtifactVersionEntity } from '../modules/artifacts/entities/artifact-ve
 import { ArtifactEntity } from '../modules/artifacts/entities/artifact.entity.js';
 
 /** Every entity of the platform, for the one data source (modules still own and export services, not these). */
-export const ENTITIES = [QueueJobEntity, UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity, PackageDeltaEntity, PackageSearchTermEntity, VerificationRequestEntity, AuditEntryEntity, ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity];
+export const ENTITIES = [QueueJobEntity, UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity, PackageDeltaEntity, PackageSearchTermEntity, PackageSearchWordEntity, VerificationRequestEntity, AuditEntryEntity, ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity];

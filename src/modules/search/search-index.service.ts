@@ -5,9 +5,13 @@ import { inClusterWorker } from '../../cluster/cluster-bus.js';
 import { PackageEntity } from '../registry/entities/package.entity.js';
 import { PackagesService } from '../registry/packages.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
-import { documentTerms, indexWeight, popularityBoost, type DocumentTerm, type SearchableDocument } from './search-terms.js';
+import { SEARCH_FIELDS, documentTerms, indexWeight, popularityBoost, type DocumentTerm, type SearchableDocument } from './search-terms.js';
 
 const TERMS_TABLE = 'package_search_terms';
+const VOCABULARY_TABLE = 'package_search_vocabulary';
+/** The fields whose words a query prefix expands to (the vocabulary's words). */
+const VOCABULARY_FIELDS: ReadonlySet<string> = new Set([SEARCH_FIELDS.nameWord, SEARCH_FIELDS.displayName, SEARCH_FIELDS.keyword, SEARCH_FIELDS.description]);
+const WORDS_PER_INSERT = 1000;
 // 7 parameters a row: 1,000 rows stay below SQLite's 32,766 and MySQL's 65,535 placeholders.
 const ROWS_PER_INSERT = 1000;
 const PACKAGES_PER_BATCH = 1000;
@@ -22,7 +26,8 @@ interface IndexedPackage extends SearchableDocument {
  * Keeps `package_search_terms` in step with the registry: every create, update (description,
  * keywords, display name) and delete reaches it through RegistryEvents, after the registry's own
  * commit. Packages that have no terms yet (data from before this index, bulk imports, a listener
- * that failed) are indexed at start-up and by `indexMissing()`.
+ * that failed) are indexed at start-up and by `indexMissing()`. The words of the text fields are
+ * also added to `package_search_vocabulary`, which query prefixes are expanded against.
  */
 @Injectable()
 export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap {
@@ -70,10 +75,11 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
       await this.remove(packageId);
       return;
     }
-    await this.dataSource.transaction(async (manager) => {
+    const words = await this.dataSource.transaction(async (manager) => {
       await manager.query(`DELETE FROM ${TERMS_TABLE} WHERE package_id = ?`, [packageId]);
-      await this.insertTerms(manager, [pkg]);
+      return this.insertTerms(manager, [pkg]);
     });
+    await this.addVocabulary(words);
   }
 
   /**
@@ -111,18 +117,23 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
         if (indexed > 0) await this.refreshStatistics();
         return indexed;
       }
-      await this.dataSource.transaction((manager) => this.insertTerms(manager, batch));
+      await this.addVocabulary(await this.dataSource.transaction((manager) => this.insertTerms(manager, batch)));
       indexed += batch.length;
       after = batch[batch.length - 1].id;
     }
   }
 
-  private async insertTerms(manager: EntityManager, packages: IndexedPackage[]): Promise<void> {
+  /** Writes the packages' index rows; returns the words the vocabulary must hold for them. */
+  private async insertTerms(manager: EntityManager, packages: IndexedPackage[]): Promise<string[]> {
     const rows: Array<[DocumentTerm, IndexedPackage, number]> = [];
+    const words = new Set<string>();
     for (const pkg of packages) {
       const boost = popularityBoost(Number(pkg.totalDownloads));
       this.knownBoosts.set(pkg.id, boost);
-      for (const term of documentTerms(pkg)) rows.push([term, pkg, boost]);
+      for (const term of documentTerms(pkg)) {
+        rows.push([term, pkg, boost]);
+        if (VOCABULARY_FIELDS.has(term.field)) words.add(term.term);
+      }
     }
     // Plain multi-row INSERTs: the rebuild of a large registry spends its time here, not in the ORM.
     for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
@@ -133,6 +144,31 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
         return [term.term, pkg.id, term.field, weight, boost, weight * boost, pkg.visibility];
       });
       await manager.query(`INSERT INTO ${TERMS_TABLE} (term, package_id, field, weight, boost, score, visibility) VALUES ${placeholders}`, parameters);
+    }
+    return [...words];
+  }
+
+  /**
+   * Adds the words the vocabulary lacks, after the index rows are committed (so a concurrent writer
+   * never waits on them), in sorted order so two writers take their locks in the same order; a
+   * deadlock or lock timeout is tried again. A word that is still missing only limits prefix matches:
+   * a query word is always read as itself.
+   */
+  private async addVocabulary(words: string[]): Promise<void> {
+    const sorted = [...words].sort();
+    const ignore = this.dataSource.options.type === 'better-sqlite3' ? 'INSERT OR IGNORE' : 'INSERT IGNORE';
+    for (let start = 0; start < sorted.length; start += WORDS_PER_INSERT) {
+      const chunk = sorted.slice(start, start + WORDS_PER_INSERT);
+      const statement = `${ignore} INTO ${VOCABULARY_TABLE} (term) VALUES ${chunk.map(() => '(?)').join(', ')}`;
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await this.dataSource.query(statement, chunk);
+          break;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+          this.logger.warn(`vocabulary insert failed (${(error as Error).message}); trying again`);
+        }
+      }
     }
   }
 }

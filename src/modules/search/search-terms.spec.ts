@@ -40,6 +40,13 @@ describe('search terms', () => {
     ]);
   });
 
+  it('indexes the first 60 distinct words of a description, repeats and stop words aside', () => {
+    const numbered = Array.from({ length: 80 }, (_, index) => `word${index}`);
+    const description = `The ${numbered.slice(0, 30).join(' the ')} ${numbered.slice(0, 10).join(' ')} ${numbered.slice(30).join(' ')}`.repeat(50);
+    const terms = documentTerms({ name: 'x', displayName: null, description, keywords: null }).filter((term) => term.field === 's');
+    expect(terms.map((term) => term.term)).toEqual(numbered.slice(0, 60));
+  });
+
   it('treats full-text operators and quotes as plain words or separators', () => {
     expect(parseQuery('"cloud" AND NEAR(x*, -y)').terms.map((term) => term.term)).toEqual(['cloud', 'near', 'x', 'y']);
   });

@@ -135,8 +135,7 @@ export function documentTerms(document: SearchableDocument): DocumentTerm[] {
   if (joined) add(joined, SEARCH_FIELDS.joinedName);
   for (const term of words(document.displayName)) if (!STOP_WORDS.has(term)) add(term, SEARCH_FIELDS.displayName);
   for (const keyword of document.keywords ?? []) for (const term of words(keyword)) add(term, SEARCH_FIELDS.keyword);
-  const description = unique(words(document.description).filter((term) => !STOP_WORDS.has(term))).slice(0, DESCRIPTION_MAX_TERMS);
-  for (const term of description) add(term, SEARCH_FIELDS.description);
+  for (const term of firstDistinctWords(document.description, DESCRIPTION_MAX_TERMS)) add(term, SEARCH_FIELDS.description);
   return terms;
 }
 
@@ -157,6 +156,23 @@ export function parseQuery(query: string): ParsedQuery {
 /** The exclusive upper bound of every string that starts with `prefix`, in code point order. */
 export function prefixUpperBound(prefix: string): string {
   return `${prefix}\u{10FFFF}`;
+}
+
+/**
+ * The first `limit` distinct words of a text that are not stop words, the same as
+ * `unique(words(text)).filter(not a stop word).slice(0, limit)` without tokenizing the rest of a long
+ * text (search ranks a few hundred package descriptions per query this way).
+ */
+function firstDistinctWords(text: string | null, limit: number): string[] {
+  if (!text) return [];
+  const found = new Set<string>();
+  for (const match of normalizeText(text).matchAll(WORD)) {
+    const term = clip(match[0]);
+    if (STOP_WORDS.has(term)) continue;
+    found.add(term);
+    if (found.size >= limit) break;
+  }
+  return [...found];
 }
 
 function unique(values: string[]): string[] {

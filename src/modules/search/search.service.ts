@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource, In, type SelectQueryBuilder } from 'typeorm';
+import { publish, subscribe } from '../../cluster/cluster-bus.js';
 import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
 import type { Caller } from '../registry/caller.js';
@@ -14,14 +15,15 @@ import {
   QUERY_MAX_LENGTH,
   SEARCH_FIELDS,
   clip,
+  documentTerms,
   nameWords,
   parseQuery,
   popularityBoost,
   prefixUpperBound,
   words,
   type ParsedQuery,
+  type DocumentTerm,
   type QueryTerm,
-  type SearchField,
 } from './search-terms.js';
 
 export interface SearchRequest {
@@ -50,8 +52,6 @@ const CANDIDATES_PER_WORD = 100;
 const VOCABULARY_LIMIT = 40;
 /** `total` of a query with more candidates than were read is counted up to this many matches. */
 export const TOTAL_COUNT_LIMIT = 1_000;
-/** Index rows read per match condition when counting (a package has at most a few rows per word). */
-const TOTAL_COUNT_ROWS = 2_000;
 const RANK_INDEX = 'ix_package_search_terms_rank';
 const FIELD_INDEX = 'ix_package_search_terms_field';
 /**
@@ -59,18 +59,28 @@ const FIELD_INDEX = 'ix_package_search_terms_field';
  * keeping names that match (a dense prefix fills the page early); sparser ones by their name range.
  */
 const DENSE_NAME_PREFIX = 1_000;
-/** How long another process's create, delete or visibility change can go unseen in the empty query's total. */
-const PUBLIC_COUNT_LIFETIME_MS = 5_000;
+/**
+ * A package name's words joined, from its stored lower-case name: names are ASCII letters, digits
+ * and `.`, `_`, `-`, so this is exactly the joined-name term of the index (search-terms.ts splitName).
+ */
+const JOINED_NAME = `REPLACE(REPLACE(REPLACE(p.name_lower, '-', ''), '_', ''), '.', '')`;
+/**
+ * How long another process's create, delete or visibility change can go unseen in the empty query's
+ * total (CountCache): re-counted in the background after 5 s, at the latest after 30 s, as the
+ * registry's cached package views. Changes made by this service, all cluster workers included, show at once.
+ */
+const PUBLIC_COUNT_LIFETIMES = { freshMs: 5_000, staleMs: 30_000 };
+/** Cluster channel on which workers tell each other that the public package count changed. */
+const PUBLIC_COUNT_CHANNEL = 'search.public-count';
 
 interface ExpandedWord extends QueryTerm {
   /** The index words the query word matches, each read in index order (joined names aside). */
   words: string[];
   /** Whether there were too many to list, so the whole prefix range is read instead. */
   range: boolean;
+  /** Whether at least DENSE_NAME_PREFIX joined names start with the word (read in popularity order, then). */
+  denseJoinedNames: boolean;
 }
-
-/** The fields whose distinct words a query prefix is expanded to. */
-const TEXT_WORD_FIELDS = [SEARCH_FIELDS.nameWord, SEARCH_FIELDS.displayName, SEARCH_FIELDS.keyword, SEARCH_FIELDS.description];
 
 interface CandidateRead {
   ids: string[];
@@ -86,6 +96,11 @@ interface RankingRow {
   publisher_id: string;
   total_downloads: string | number;
   verified: string | number;
+  /** Read for ranking only. */
+  display_name?: string | null;
+  description?: string | null;
+  /** JSON text, as stored. */
+  keywords?: string | null;
 }
 
 interface RankedCandidate {
@@ -131,7 +146,7 @@ const VERIFIED_FACTOR = `CASE WHEN pub.verification_status = 'verified' THEN 12 
 export class SearchService implements OnModuleInit {
   private readonly mysql: boolean;
   /** Public packages per package type ('' for all), the bulk of the empty query's total. */
-  private readonly publicCounts = new CountCache(PUBLIC_COUNT_LIFETIME_MS);
+  private readonly publicCounts = new CountCache(PUBLIC_COUNT_LIFETIMES);
 
   constructor(
     private readonly dataSource: DataSource,
@@ -142,8 +157,13 @@ export class SearchService implements OnModuleInit {
 
   onModuleInit(): void {
     // Create, update (visibility, type) and version changes all announce packageChanged; delete its own event.
-    this.events.onPackageChanged(() => this.publicCounts.invalidate());
-    this.events.onPackageDeleted(() => this.publicCounts.invalidate());
+    const invalidate = () => {
+      this.publicCounts.invalidate();
+      publish(PUBLIC_COUNT_CHANNEL, null);
+    };
+    this.events.onPackageChanged(invalidate);
+    this.events.onPackageDeleted(invalidate);
+    subscribe(PUBLIC_COUNT_CHANNEL, () => this.publicCounts.invalidate());
   }
 
   async search(caller: Caller, request: SearchRequest): Promise<SearchPage> {
@@ -171,19 +191,18 @@ export class SearchService implements OnModuleInit {
   private async ranked(caller: Caller, request: SearchRequest, parsed: ParsedQuery): Promise<SearchPage> {
     if (request.packageType) return this.exactRanked(caller, request, parsed);
     const offset = offsetOf(request.page, request.perPage);
-    const expanded = await Promise.all(parsed.terms.map((term) => this.expand(term)));
-    const reads = await Promise.all([
+    const expanded = await this.expand(parsed.terms);
+    // The total is counted while the candidates are read: it is needed whenever a read is cut by its
+    // limit (common words), and a query whose reads all complete matches few rows, so counting is cheap.
+    const [counted, ...reads] = await Promise.all([
+      this.countMatches(caller, parsed, expanded),
       ...expanded.map((word) => this.candidatesOfWord(word)),
       parsed.name ? this.candidatesOfName(parsed.name) : Promise.resolve({ ids: [], complete: true }),
       this.ownPrivatePackages(caller),
     ]);
     const complete = reads.every((read) => read.complete);
     const candidates = [...new Set(reads.flatMap((read) => read.ids))];
-    // When the total must be counted, it is counted while the candidates are ranked (one round trip less).
-    const [ranked, counted] = await Promise.all([
-      this.rankCandidates(caller, candidates, parsed, expanded),
-      complete ? Promise.resolve(0) : this.countMatches(caller, parsed, expanded),
-    ]);
+    const ranked = await this.rankCandidates(caller, candidates, parsed);
     if (complete) return { hits: await this.hydrate(ranked.slice(offset, offset + request.perPage)), total: ranked.length };
     // A page past the candidates needs every match ranked.
     if (offset + request.perPage > ranked.length) return this.exactRanked(caller, request, parsed);
@@ -192,54 +211,37 @@ export class SearchService implements OnModuleInit {
   }
 
   /**
-   * The index words a query word stands for: itself, plus for a prefix the words of the name, display
-   * name, keyword and description fields that start with it (joined names are read as a range).
+   * The index words each query word stands for: itself, plus for a prefix the words of the name,
+   * display name, keyword and description fields that start with it (from the vocabulary; joined
+   * names are read as a range), and whether the joined names starting with it are dense. One
+   * statement for every word of the query: one index range read and one bounded count per prefix.
    */
-  private async expand({ term, prefix }: QueryTerm): Promise<ExpandedWord> {
-    if (!prefix) return { term, prefix, words: [term], range: false };
-    const end = prefixUpperBound(term);
-    const found = this.mysql ? await this.vocabularyBySeeks(term, end) : await this.vocabularyByRecursion(term, end);
-    // Too many words to read one by one (a very short prefix): the range is read as a whole, sorted.
-    if (found.length > VOCABULARY_LIMIT) return { term, prefix, words: [], range: true };
-    return { term, prefix, words: found, range: false };
-  }
-
-  /** MariaDB answers MIN over an index prefix from the index alone, but not inside a recursive CTE: one seek per round trip. */
-  private async vocabularyBySeeks(term: string, end: string): Promise<string[]> {
-    const perField = await Promise.all(
-      TEXT_WORD_FIELDS.map(async (field) => {
-        const found: string[] = [];
-        let after: string | null = null;
-        while (found.length <= VOCABULARY_LIMIT) {
-          const [row]: Array<{ term: string | null }> = await this.dataSource.query(
-            `SELECT MIN(term) AS term FROM package_search_terms WHERE field = ? AND term ${after === null ? '>=' : '>'} ? AND term < ?`,
-            [field, after ?? term, end],
-          );
-          if (!row || row.term === null) break;
-          found.push(row.term);
-          after = row.term;
-        }
-        return found;
-      }),
-    );
-    return [...new Set(perField.flat())].sort();
-  }
-
-  private async vocabularyByRecursion(term: string, end: string): Promise<string[]> {
-    const fields = TEXT_WORD_FIELDS.map((field) => `SELECT '${field}' AS field`).join(' UNION ALL ');
-    // A loose index scan per field over (field, term): each step seeks the next distinct word, so a
-    // word held by 70,000 packages costs one seek, not 70,000 rows.
-    const rows: Array<{ term: string }> = await this.dataSource.query(
-      `WITH RECURSIVE vocabulary(field, term, depth) AS (
-         SELECT f.field, (SELECT MIN(t.term) FROM package_search_terms t WHERE t.field = f.field AND t.term >= ? AND t.term < ?), 1 FROM (${fields}) f
-         UNION ALL
-         SELECT v.field, (SELECT MIN(t.term) FROM package_search_terms t WHERE t.field = v.field AND t.term > v.term AND t.term < ?), v.depth + 1
-         FROM vocabulary v WHERE v.term IS NOT NULL AND v.depth <= ${VOCABULARY_LIMIT}
-       )
-       SELECT DISTINCT term FROM vocabulary WHERE term IS NOT NULL`,
-      [term, end, end],
-    );
-    return rows.map((row) => row.term).sort();
+  private async expand(terms: QueryTerm[]): Promise<ExpandedWord[]> {
+    const selects: string[] = [];
+    const parameters: string[] = [];
+    terms.forEach(({ term, prefix }, index) => {
+      if (!prefix) return;
+      const end = prefixUpperBound(term);
+      selects.push(
+        `SELECT ${index} AS word, v.term AS term, NULL AS names
+         FROM (SELECT term FROM package_search_vocabulary WHERE term >= ? AND term < ? ORDER BY term LIMIT ${VOCABULARY_LIMIT + 1}) v`,
+        `SELECT ${index} AS word, NULL AS term, COUNT(*) AS names FROM (SELECT 1 AS one FROM package_search_terms ${this.useIndex(FIELD_INDEX)}
+         WHERE field = '${SEARCH_FIELDS.joinedName}' AND term >= ? AND term < ? LIMIT ${DENSE_NAME_PREFIX}) j`,
+      );
+      parameters.push(term, end, term, end);
+    });
+    const rows: Array<{ word: string | number; term: string | null; names: string | number | null }> =
+      selects.length > 0 ? await this.dataSource.query(selects.join(' UNION ALL '), parameters) : [];
+    return terms.map(({ term, prefix }, index) => {
+      if (!prefix) return { term, prefix, words: [term], range: false, denseJoinedNames: false };
+      const mine = rows.filter((row) => Number(row.word) === index);
+      const found = mine.flatMap((row) => (row.term === null ? [] : [row.term]));
+      const denseJoinedNames = mine.some((row) => row.names !== null && Number(row.names) >= DENSE_NAME_PREFIX);
+      // Too many words to read one by one (a very short prefix): the range is read as a whole, sorted.
+      if (found.length > VOCABULARY_LIMIT) return { term, prefix, words: [], range: true, denseJoinedNames };
+      // The word itself is always read, should the vocabulary lack it.
+      return { term, prefix, words: [...new Set([term, ...found])], range: false, denseJoinedNames };
+    });
   }
 
   /** The best public rows of one query word, across the index words it expands to. */
@@ -256,11 +258,19 @@ export class SearchService implements OnModuleInit {
     // Index hints: MariaDB otherwise uses only the `field` part of the field index and scans every joined name.
     const range = word.range
       ? `SELECT package_id, term, score FROM package_search_terms ${this.useIndex(RANK_INDEX)} WHERE term >= ? AND term < ? AND ${text} ORDER BY score DESC, package_id DESC LIMIT ?`
-      : word.prefix
-        ? `SELECT package_id, term, score FROM package_search_terms ${this.useIndex(FIELD_INDEX)}
-           WHERE field = '${SEARCH_FIELDS.joinedName}' AND term >= ? AND term < ? AND visibility = 'public'
-           ORDER BY score DESC, package_id DESC LIMIT ?`
-        : null;
+      : !word.prefix
+        ? null
+        : word.denseJoinedNames
+          ? // Thousands of joined names start with the word (it is a common first word): sorting them all by score
+            // costs tens of milliseconds, while the most downloaded packages, walked in order, reach the limit early.
+            // Same order as the stored score (joined-name weight × popularity boost), computed from the package row.
+            `SELECT p.id AS package_id, ${JOINED_NAME} AS term, ${FIELD_WEIGHTS[SEARCH_FIELDS.joinedName]} * (10 + ${POPULARITY_POINTS}) AS score
+             FROM packages p ${this.useIndex('ix_packages_visible_popularity')}
+             WHERE p.visibility = 'public' AND ${this.binary(JOINED_NAME)} >= ? AND ${this.binary(JOINED_NAME)} < ?
+             ORDER BY p.total_downloads DESC, p.name_lower DESC, p.id DESC LIMIT ?`
+          : `SELECT package_id, term, score FROM package_search_terms ${this.useIndex(FIELD_INDEX)}
+             WHERE field = '${SEARCH_FIELDS.joinedName}' AND term >= ? AND term < ? AND visibility = 'public'
+             ORDER BY score DESC, package_id DESC LIMIT ?`;
     if (range) {
       parameters.push(word.term, word.term, prefixUpperBound(word.term), limit);
       reads.push(`SELECT r.package_id, r.score * CASE WHEN r.term = ? THEN 2 ELSE 1 END AS ranking FROM (${range}) r`);
@@ -310,21 +320,27 @@ export class SearchService implements OnModuleInit {
     return { ids: rows.map((row) => row.id), complete: rows.length < limit };
   }
 
-  /** The candidates the caller may see and the query matches, in the exact ranking order. */
-  private async rankCandidates(caller: Caller, candidates: string[], parsed: ParsedQuery, words: ExpandedWord[]): Promise<string[]> {
+  /**
+   * The candidates the caller may see and the query matches, in the exact ranking order. Their words
+   * are taken from the package rows read for ranking, by the tokenizer that writes the index
+   * (documentTerms), rather than read back from the index: a few hundred short rows instead of
+   * thousands of index entries, and always the package's current text.
+   */
+  private async rankCandidates(caller: Caller, candidates: string[], parsed: ParsedQuery): Promise<string[]> {
     if (candidates.length === 0) return [];
-    const [packages, matches] = await Promise.all([this.rankingRows(candidates), this.textMatches(candidates, words)]);
+    const packages = await this.rankingRows(candidates, true);
     const scored: RankedCandidate[] = [];
     for (const row of packages) {
       if (!searchableTo(caller, row)) continue;
       const nameTerm = clip(row.name_lower);
       const tier = parsed.name === null ? 0 : nameTerm === parsed.name ? 2 : nameTerm.startsWith(parsed.name) ? 1 : 0;
+      const documentWords = parsed.terms.length === 0 ? [] : textTerms(row);
       let text = 0;
       let matched = 0;
       for (const { term, prefix } of parsed.terms) {
         let best = 0;
-        for (const match of matches.get(row.id) ?? []) {
-          const weight = FIELD_WEIGHTS[match.field as SearchField] ?? 0;
+        for (const match of documentWords) {
+          const weight = FIELD_WEIGHTS[match.field];
           if (match.term === term) best = Math.max(best, 2 * weight);
           else if (prefix && match.term.startsWith(term)) best = Math.max(best, weight);
         }
@@ -344,10 +360,12 @@ export class SearchService implements OnModuleInit {
     return scored.map((candidate) => candidate.id);
   }
 
-  private rankingRows(ids: string[]): Promise<RankingRow[]> {
+  /** What ranking needs of each package (with its searchable text for `withText`), by primary key. */
+  private rankingRows(ids: string[], withText = false): Promise<RankingRow[]> {
     return this.dataSource.query(
       // The publisher's verification joined in, rather than read in a second round trip.
       `SELECT p.id, p.name, p.name_lower, p.visibility, p.publisher_id, p.total_downloads,
+              ${withText ? 'p.display_name, p.description, p.keywords,' : ''}
               CASE WHEN pub.verification_status = 'verified' THEN 1 ELSE 0 END AS verified
        FROM packages p LEFT JOIN publishers pub ON pub.id = p.publisher_id WHERE p.id IN (${ids.map(() => '?').join(', ')})`,
       ids,
@@ -355,57 +373,66 @@ export class SearchService implements OnModuleInit {
   }
 
   /**
-   * Every text row of the candidates, by package; the query's words are matched in rankCandidates.
-   * A few thousand rows by package id cost less than filtering them by word in SQL (MariaDB
-   * evaluates an OR of word conditions row by row, about four times slower).
-   */
-  private async textMatches(ids: string[], words: ExpandedWord[]): Promise<Map<string, Array<{ term: string; field: string }>>> {
-    const byPackage = new Map<string, Array<{ term: string; field: string }>>();
-    if (words.length === 0) return byPackage;
-    const rows: Array<{ package_id: string; term: string; field: string }> = await this.dataSource.query(
-      // By package: the planner would otherwise walk the rows of common words for a few hundred packages.
-      `SELECT package_id, term, field FROM package_search_terms ${this.useIndex('ix_package_search_terms_package')}
-       WHERE package_id IN (${ids.map(() => '?').join(', ')}) AND field <> '${SEARCH_FIELDS.fullName}'`,
-      ids,
-    );
-    for (const row of rows) {
-      const list = byPackage.get(row.package_id);
-      if (list) list.push(row);
-      else byPackage.set(row.package_id, [row]);
-    }
-    return byPackage;
-  }
-
-  /**
-   * How many packages the caller may see match, when that is more than the candidates: each match
-   * condition is read up to TOTAL_COUNT_ROWS index rows (streamed in index order, never sorted), the
-   * packages counted once, and the answer capped at TOTAL_COUNT_LIMIT.
+   * How many packages the caller may see match, when that is more than the candidates, counted up to
+   * TOTAL_COUNT_LIMIT. Each read yields distinct packages and stops at the limit: an index word's
+   * packages stream in primary-key order (term, package), joined and whole names have one row per
+   * package; only a prefix too short to list its words is read as a plain range of rows. The reads
+   * are then counted once each.
    */
   private async countMatches(caller: Caller, parsed: ParsedQuery, words: ExpandedWord[]): Promise<number> {
-    const conditions: Array<[string, string[], string]> = [];
+    const limit = TOTAL_COUNT_LIMIT;
     const text = `field <> '${SEARCH_FIELDS.fullName}'`;
+    const reads: string[] = [];
+    const parameters: Array<string | number> = [];
+    // For the caller's own private packages: every condition, on their (few) rows.
+    const conditions: Array<[string, string[]]> = [];
     for (const word of words) {
-      if (word.prefix) conditions.push([`term >= ? AND term < ? AND ${text}`, [word.term, prefixUpperBound(word.term)], RANK_INDEX]);
-      else conditions.push([`term = ? AND ${text}`, [word.term], RANK_INDEX]);
+      const end = prefixUpperBound(word.term);
+      conditions.push(word.prefix ? [`term >= ? AND term < ? AND ${text}`, [word.term, end]] : [`term = ? AND ${text}`, [word.term]]);
+      if (word.range) {
+        reads.push(`SELECT package_id FROM package_search_terms ${this.useIndex(RANK_INDEX)} WHERE term >= ? AND term < ? AND ${text} AND visibility = 'public' LIMIT ${limit}`);
+        parameters.push(word.term, end);
+        continue;
+      }
+      for (const indexWord of word.words) {
+        reads.push(
+          `SELECT package_id FROM package_search_terms ${this.mysql ? 'FORCE INDEX (PRIMARY)' : ''}
+           WHERE term = ? AND ${text} AND visibility = 'public' GROUP BY package_id LIMIT ${limit}`,
+        );
+        parameters.push(indexWord);
+      }
+      if (word.prefix) {
+        reads.push(
+          `SELECT package_id FROM package_search_terms ${this.useIndex(FIELD_INDEX)}
+           WHERE field = '${SEARCH_FIELDS.joinedName}' AND term >= ? AND term < ? AND visibility = 'public' LIMIT ${limit}`,
+        );
+        parameters.push(word.term, end);
+      }
     }
     if (parsed.name) {
-      conditions.push([`field = '${SEARCH_FIELDS.fullName}' AND term >= ? AND term < ?`, [parsed.name, prefixUpperBound(parsed.name)], FIELD_INDEX]);
+      const name: [string, string[]] = [`field = '${SEARCH_FIELDS.fullName}' AND term >= ? AND term < ?`, [parsed.name, prefixUpperBound(parsed.name)]];
+      conditions.push(name);
+      reads.push(`SELECT package_id FROM package_search_terms ${this.useIndex(FIELD_INDEX)} WHERE ${name[0]} AND visibility = 'public' LIMIT ${limit}`);
+      parameters.push(...name[1]);
     }
-    if (conditions.length === 0) return 0;
-    const parameters: Array<string | number> = [];
-    const reads = conditions.map(([condition, values, index], position) => {
-      parameters.push(...values, TOTAL_COUNT_ROWS);
-      return `SELECT m${position}.package_id FROM (SELECT package_id FROM package_search_terms ${this.useIndex(index)} WHERE ${condition} AND visibility = 'public' LIMIT ?) m${position}`;
-    });
+    if (reads.length === 0) return 0;
+    const wrapped = reads.map((read, position) => `SELECT m${position}.package_id FROM (${read}) m${position}`);
+    const unionParameters = [...parameters];
     if (caller.publisherId) {
-      reads.push(
+      wrapped.push(
         `SELECT t.package_id FROM packages p INNER JOIN package_search_terms t ON t.package_id = p.id
          WHERE p.publisher_id = ? AND p.visibility = 'private' AND (${conditions.map(([condition]) => `(${condition})`).join(' OR ')})`,
       );
-      parameters.push(caller.publisherId, ...conditions.flatMap(([, values]) => values));
+      unionParameters.push(caller.publisherId, ...conditions.flatMap(([, values]) => values));
     }
-    const rows: Array<{ total: string | number }> = await this.dataSource.query(`SELECT COUNT(*) AS total FROM (${reads.join(' UNION ')}) matches`, parameters);
-    return Math.min(Number(rows[0]?.total ?? 0), TOTAL_COUNT_LIMIT);
+    // When one read alone reaches the limit (a common word), the answer is the limit: the union of all
+    // reads (thousands of rows to deduplicate) is only built otherwise. Both engines evaluate CASE and OR lazily.
+    const reachesLimit = reads.map((read, position) => `(SELECT COUNT(DISTINCT c${position}.package_id) FROM (${read}) c${position}) >= ${limit}`);
+    const rows: Array<{ total: string | number }> = await this.dataSource.query(
+      `SELECT CASE WHEN ${reachesLimit.join(' OR ')} THEN ${limit} ELSE (SELECT COUNT(*) FROM (${wrapped.join(' UNION ')}) matches) END AS total`,
+      [...parameters, ...unionParameters],
+    );
+    return Math.min(Number(rows[0]?.total ?? 0), limit);
   }
 
   /** Names that complete `prefix`: whole-name prefixes first, then names with a word that starts with it. */
@@ -431,7 +458,8 @@ export class SearchService implements OnModuleInit {
     // Whole-name prefixes come first, so names with a matching word are only read when they are too few.
     await consider([...(name ? await this.popularNamesStartingWith(name, CANDIDATES_PER_WORD) : []), ...(await this.ownPrivatePackages(caller)).ids]);
     if (wordPrefix && [...suggestions.values()].filter((entry) => entry.whole).length < limit) {
-      await consider((await this.candidatesOfWord(await this.expand({ term: wordPrefix, prefix: true }))).ids);
+      const [expanded] = await this.expand([{ term: wordPrefix, prefix: true }]);
+      await consider((await this.candidatesOfWord(expanded)).ids);
     }
     return [...suggestions.values()]
       .sort(
@@ -577,6 +605,23 @@ export class SearchService implements OnModuleInit {
   private binary(expression: string): string {
     return this.mysql ? `${expression} COLLATE utf8mb4_bin` : expression;
   }
+}
+
+/** The text terms (every field but the whole name) the index holds for this package row. */
+function textTerms(row: RankingRow): DocumentTerm[] {
+  let keywords: unknown = null;
+  try {
+    keywords = row.keywords ? JSON.parse(row.keywords) : null;
+  } catch {
+    keywords = null;
+  }
+  const document = {
+    name: row.name,
+    displayName: row.display_name ?? null,
+    description: row.description ?? null,
+    keywords: Array.isArray(keywords) ? keywords.filter((keyword): keyword is string => typeof keyword === 'string') : null,
+  };
+  return documentTerms(document).filter((term) => term.field !== SEARCH_FIELDS.fullName);
 }
 
 /** searchable() for a row already read: public, or the caller's own private packages; never unlisted. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import type { ApiClient } from '../../support/api-client.js';
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
@@ -174,6 +175,36 @@ describe.each(backends())('resolve on $name', (backend) => {
     const response = await registry.api.post('/api/v1/resolve', { requirements: ['cloudm==2.0.0', 'LIBCORE'] });
     expect(response.body.success).toBe(true);
     expect(Object.keys(response.body.resolved).sort()).toEqual(['CloudM', 'LibCore', 'base']);
+  });
+
+  it('reads a dependency graph ahead of the resolver, one query per level of the graph', async () => {
+    await publish(owner, 'wave-leaf', [{ version: '1.0.0' }, { version: '1.1.0' }]);
+    for (const name of ['wave-b1', 'wave-b2', 'wave-b3']) await publish(owner, name, [{ version: '1.0.0', dependencies: ['wave-leaf^1'] }]);
+    await publish(owner, 'wave-a1', [{ version: '1.0.0', dependencies: ['wave-b1^1', 'WAVE-B2^1'] }]);
+    await publish(owner, 'wave-a2', [{ version: '1.0.0', dependencies: ['wave-b2^1', 'wave-b3^1', 'wave-private^1'] }]);
+    await publish(owner, 'wave-private', [{ version: '1.0.0' }], { visibility: 'private' });
+    await publish(owner, 'wave-root', [{ version: '1.0.0', dependencies: ['wave-a1^1', 'wave-a2^1'] }]);
+
+    // Every statement the registry runs while it answers, through the query runners of its data source.
+    const runner = Object.getPrototypeOf(registry.app.get(DataSource).createQueryRunner()) as { query: (...args: unknown[]) => Promise<unknown> };
+    const query = runner.query;
+    const statements: string[] = [];
+    runner.query = function (this: unknown, ...args: unknown[]) {
+      statements.push(String(args[0]));
+      return query.apply(this, args);
+    };
+    const mine = await owner.post('/api/v1/resolve', { requirements: ['wave-root'] }).finally(() => {
+      runner.query = query;
+    });
+    // Packages with their versions, in one statement per level: root, then a1/a2, then b1–b3 and wave-private, then wave-leaf.
+    expect(statements.filter((statement) => /\bpackages\b|\bpackage_versions\b/.test(statement))).toHaveLength(4);
+    expect(mine.body.success).toBe(true);
+    expect(Object.keys(mine.body.resolved).sort()).toEqual(['wave-a1', 'wave-a2', 'wave-b1', 'wave-b2', 'wave-b3', 'wave-leaf', 'wave-private', 'wave-root']);
+    expect(mine.body.resolved['wave-leaf'].version).toBe('1.1.0');
+    const anonymous = await registry.api.post('/api/v1/resolve', { requirements: ['wave-root'] });
+    // Read ahead or not, what the caller may not read stays unknown to it.
+    expect(anonymous.body.success).toBe(false);
+    expect(anonymous.body.conflicts.join('\n')).toMatch(/unknown package wave-private/);
   });
 
   it('resolves private packages for their publisher only', async () => {
