@@ -1,4 +1,4 @@
-import { FIELD_WEIGHTS, QUERY_MAX_TERMS, TERM_MAX_LENGTH, documentTerms, indexWeight, nameWords, normalizeText, parseQuery, popularityBoost, prefixUpperBound, splitName, words } from './search-terms.js';
+import { FIELD_WEIGHTS, QUERY_MAX_TERMS, TERM_MAX_LENGTH, documentTerms, indexWeight, nameWords, normalizeText, parseQuery, popularityBoost, popularityBoostSql, prefixUpperBound, splitName, words } from './search-terms.js';
 
 describe('search terms', () => {
   it('lower-cases and strips accents so that Café and cafe are one word', () => {
@@ -83,10 +83,25 @@ describe('search terms', () => {
     expect(normalizeText('ＣＬＯＵＤ')).toBe('cloud');
   });
 
-  it('raises the popularity boost by one at each power of ten of downloads, from 10 up to 16', () => {
-    expect([0, 9, 10, 99, 100, 999, 1_000, 10_000, 100_000, 999_999, 1_000_000, 50_000_000].map(popularityBoost)).toEqual([
-      10, 10, 11, 11, 12, 12, 13, 14, 15, 15, 16, 16,
+  it('raises the popularity boost by ten at each power of ten of downloads, in steps, from 100 up to 160', () => {
+    expect([0, 1, 2, 9, 10, 99, 100, 125, 126, 1_000, 10_000, 100_000, 999_999, 1_000_000, 50_000_000].map(popularityBoost)).toEqual([
+      100, 100, 103, 109, 110, 119, 120, 120, 121, 130, 140, 150, 159, 160, 160,
     ]);
+  });
+
+  it('computes the same popularity boost in SQL', async () => {
+    const { DataSource } = await import('typeorm');
+    const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
+    await dataSource.initialize();
+    try {
+      const samples = [0, 1, 2, 3, 4, 5, 9, 10, 11, 99, 100, 125, 126, 999, 1_000, 12_345, 100_000, 999_999, 1_000_000, 50_000_000];
+      const rows: Array<{ boost: number }> = await dataSource.query(
+        samples.map((downloads) => `SELECT ${popularityBoostSql(String(downloads))} AS boost`).join(' UNION ALL '),
+      );
+      expect(rows.map((row) => Number(row.boost))).toEqual(samples.map(popularityBoost));
+    } finally {
+      await dataSource.destroy();
+    }
   });
 
   it('stores a whole-name row with weight 1 and a text row with its field weight', () => {

@@ -34,15 +34,32 @@ export function indexWeight(field: SearchField): number {
   return field === SEARCH_FIELDS.fullName ? 1 : FIELD_WEIGHTS[field];
 }
 
-/** Download thresholds of the popularity points 1…6 (about log10 of downloads, capped). */
-const POPULARITY_STEPS = [10, 100, 1_000, 10_000, 100_000, 1_000_000];
+/**
+ * Download thresholds of the popularity points 1…60: ten per power of ten (each about 26 % more
+ * downloads than the one before), up to 1,000,000 downloads. Fine enough that packages a search
+ * reads in stored-score order are, in practice, in the order of their downloads.
+ */
+const POPULARITY_STEPS = Array.from({ length: 60 }, (_, index) => Math.ceil(10 ** ((index + 1) / 10) - 1e-9));
 
 /**
- * Popularity as a small integer, 10 + about log10(downloads) capped at 16, so ranking is integer
- * arithmetic that orders ties the same way everywhere. It only changes when downloads cross a power of ten.
+ * Popularity as an integer, 100 + ten times log10(downloads), capped at 160, so ranking is integer
+ * arithmetic that orders ties the same way everywhere. It changes only when downloads cross a step.
  */
 export function popularityBoost(totalDownloads: number): number {
-  return 10 + POPULARITY_STEPS.filter((step) => totalDownloads >= step).length;
+  let points = 0;
+  while (points < POPULARITY_STEPS.length && totalDownloads >= POPULARITY_STEPS[points]) points += 1;
+  return 100 + points;
+}
+
+/** popularityBoost as an SQL expression over a downloads column (identical on SQLite and MySQL). */
+export function popularityBoostSql(column: string): string {
+  const branches: string[] = [];
+  for (let points = POPULARITY_STEPS.length; points >= 1; points -= 1) {
+    // Small thresholds repeat (2, 2, 2, 3, …): the highest points of a threshold is the one that applies.
+    if (points < POPULARITY_STEPS.length && POPULARITY_STEPS[points] === POPULARITY_STEPS[points - 1]) continue;
+    branches.push(`WHEN ${column} >= ${POPULARITY_STEPS[points - 1]} THEN ${100 + points}`);
+  }
+  return `(CASE ${branches.join(' ')} ELSE 100 END)`;
 }
 
 /** The index column holds 64 characters; longer words are cut the same way at index and query time. */

@@ -19,6 +19,7 @@ import {
   nameWords,
   parseQuery,
   popularityBoost,
+  popularityBoostSql,
   prefixUpperBound,
   words,
   type ParsedQuery,
@@ -111,13 +112,8 @@ interface RankedCandidate {
   nameLower: string;
 }
 
-/**
- * Popularity as a small integer (about log10 of downloads, capped; the SQL twin of popularityBoost
- * minus 10), so the blend below is integer arithmetic: SQLite and MySQL then order ties identically.
- */
-const POPULARITY_POINTS = `CASE WHEN p.total_downloads >= 1000000 THEN 6 WHEN p.total_downloads >= 100000 THEN 5
-  WHEN p.total_downloads >= 10000 THEN 4 WHEN p.total_downloads >= 1000 THEN 3 WHEN p.total_downloads >= 100 THEN 2
-  WHEN p.total_downloads >= 10 THEN 1 ELSE 0 END`;
+/** popularityBoost of a package row, in SQL, so the exact ranking's arithmetic is the candidates' arithmetic. */
+const POPULARITY = popularityBoostSql('p.total_downloads');
 /** The weight of the field a term was found in (search-terms.ts FIELD_WEIGHTS). */
 const FIELD_WEIGHT = `CASE t.field ${Object.entries(FIELD_WEIGHTS)
   .map(([field, weight]) => `WHEN '${field}' THEN ${weight}`)
@@ -131,7 +127,7 @@ const VERIFIED_FACTOR = `CASE WHEN pub.verification_status = 'verified' THEN 12 
  * Ranking: an exact package-name match first, then names that start with the query, then the rest;
  * within each tier, text relevance (per query word, the best field it matches — name words 8,
  * display name 6, keywords 5, description 2, doubled for a whole word — summed, times the number of
- * words matched) multiplied by popularity (10 + log10 of downloads, capped at 16) and by 1.2 for a
+ * words matched) multiplied by popularity (100 + 10 × log10 of downloads, capped at 160) and by 1.2 for a
  * verified publisher; then downloads, then name. Visibility, downloads and verification come from
  * the registry's tables at query time, so a change to them shows at once.
  *
@@ -139,8 +135,12 @@ const VERIFIED_FACTOR = `CASE WHEN pub.verification_status = 'verified' THEN 12 
  * visibility, so a query reads only the best few hundred rows of each word in index order and ranks
  * those candidates exactly in memory (see `ranked`), instead of joining and sorting every package
  * that contains a common word. The stored score only chooses candidates (verification is applied in
- * the exact ranking alone); it follows downloads at each power of ten, and a lagging row can never
+ * the exact ranking alone); it follows downloads in steps of about 26 %, and a lagging row can never
  * show a package the caller may not see, since visibility is checked again on the package row.
+ * The candidates are the best by that score, so a page is the exact ranking's page unless many
+ * packages share one score at the page's boundary (ties are broken by downloads in the ranking, by
+ * id in the read) or a verified package sits more than one popularity step below it; the scale test
+ * (test/e2e/registry/search-scale) holds the fast path to the exact ranking.
  */
 @Injectable()
 export class SearchService implements OnModuleInit {
@@ -264,7 +264,7 @@ export class SearchService implements OnModuleInit {
           ? // Thousands of joined names start with the word (it is a common first word): sorting them all by score
             // costs tens of milliseconds, while the most downloaded packages, walked in order, reach the limit early.
             // Same order as the stored score (joined-name weight × popularity boost), computed from the package row.
-            `SELECT p.id AS package_id, ${JOINED_NAME} AS term, ${FIELD_WEIGHTS[SEARCH_FIELDS.joinedName]} * (10 + ${POPULARITY_POINTS}) AS score
+            `SELECT p.id AS package_id, ${JOINED_NAME} AS term, ${FIELD_WEIGHTS[SEARCH_FIELDS.joinedName]} * ${POPULARITY} AS score
              FROM packages p ${this.useIndex('ix_packages_visible_popularity')}
              WHERE p.visibility = 'public' AND ${this.binary(JOINED_NAME)} >= ? AND ${this.binary(JOINED_NAME)} < ?
              ORDER BY p.total_downloads DESC, p.name_lower DESC, p.id DESC LIMIT ?`
@@ -556,7 +556,7 @@ export class SearchService implements OnModuleInit {
     if (request.packageType) query.andWhere('p.package_type = :packageType', { packageType: request.packageType });
     query
       .orderBy('m.tier', 'DESC')
-      .addOrderBy(`m.text_score * m.matched * (10 + ${POPULARITY_POINTS}) * ${VERIFIED_FACTOR}`, 'DESC')
+      .addOrderBy(`m.text_score * m.matched * ${POPULARITY} * ${VERIFIED_FACTOR}`, 'DESC')
       .addOrderBy('p.total_downloads', 'DESC')
       .addOrderBy(this.binary('p.name_lower'), 'ASC')
       .offset(offsetOf(request.page, request.perPage))

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { PackageEntity } from '../../../src/modules/registry/entities/package.entity.js';
+import { PublisherEntity } from '../../../src/modules/registry/entities/publisher.entity.js';
+import { SearchIndexService } from '../../../src/modules/search/search-index.service.js';
+import type { ApiClient } from '../../support/api-client.js';
+import { backends } from '../../support/backends.js';
+import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
+import { createPackage, publisherFactory } from '../../support/registry-fixtures.js';
+
+type Item = { name: string };
+const names = (body: { results: Item[] }) => body.results.map((item) => item.name);
+
+/** More packages than one candidate read (100) and than the joined-name density threshold (1,000). */
+const PACKAGES = 1_050;
+
+/**
+ * Search over a registry large enough for every fast path: candidate reads cut by their limit, first
+ * words held by over 1,000 names (read in popularity order), prefixes expanded through the
+ * vocabulary, totals counted to their cap. The oracle is the exact ranking, which a package_type
+ * filter selects: every package here is a mod, so the filtered query ranks the very same matches
+ * with one SQL statement over all of them.
+ */
+describe.each(backends())('search at scale on $name', (backend) => {
+  let registry: RegistryUnderTest;
+  let owner: ApiClient;
+
+  beforeAll(async () => {
+    registry = await startRegistry(backend);
+    let publisherName: string;
+    ({ client: owner, publisherName } = await publisherFactory(registry));
+    const dataSource = registry.app.get(DataSource);
+    const publisher = await dataSource.getRepository(PublisherEntity).findOneByOrFail({ name: publisherName });
+    const now = new Date();
+    const rows = Array.from({ length: PACKAGES }, (_, index) => {
+      // Zipf-like downloads, spread over the names in a scrambled order.
+      const rank = (index * 7919) % PACKAGES;
+      const name = `nimbus-forge-${index}`;
+      return {
+        id: randomUUID(),
+        name,
+        nameLower: name,
+        displayName: `Nimbus Forge ${index}`,
+        description: `${index >= 20 && index < 170 ? 'Zenith tooling' : 'Plain tooling'} number ${index}`,
+        packageType: 'mod' as const,
+        visibility: 'public' as const,
+        homepage: null,
+        repository: null,
+        license: 'MIT',
+        keywords: index < 30 ? ['quasar'] : ['forge'],
+        readme: null,
+        publisherId: publisher.id,
+        latestVersion: null,
+        totalDownloads: Math.floor(1_000_000 / (rank + 1)),
+        createdAt: now,
+        updatedAt: now,
+      };
+    });
+    for (let start = 0; start < rows.length; start += 200) {
+      await dataSource.createQueryBuilder().insert().into(PackageEntity).values(rows.slice(start, start + 200)).updateEntity(false).execute();
+    }
+    // Rows written around the registry, as a bulk import would: indexed the way start-up indexes them.
+    expect(await registry.app.get(SearchIndexService).indexMissing()).toBe(PACKAGES);
+  }, 120_000);
+
+  afterAll(async () => {
+    await registry?.close();
+  });
+
+  async function search(query: string, extra = ''): Promise<{ results: Item[]; total: number }> {
+    const response = await registry.api.get(`/api/v1/search?q=${encodeURIComponent(query)}${extra}`);
+    expect(response.status).toBe(200);
+    return response.body;
+  }
+
+  it.each([
+    ['a first word over 1,000 names hold', 'nimbus'],
+    ['a prefix across the first word boundary of those names', 'nimbusfo'],
+    ['two common words', 'nimbus forge'],
+    ['a word a few hundred packages hold', 'zenith'],
+    ['a prefix of it, expanded through the vocabulary', 'zeni'],
+    ['a keyword of 30 packages', 'quasar'],
+    ['two words whose packages overlap', 'zenith quasar'],
+    ['a whole name', 'nimbus-forge-7'],
+    ['a name prefix', 'nimbus-forge-1'],
+    ['a two-letter prefix', 'ze'],
+  ])('ranks %s as the exact ranking does (%s)', async (_label, query) => {
+    const fast = await search(query);
+    const exact = await search(query, '&package_type=mod');
+    expect(fast.results.length).toBeGreaterThan(0);
+    expect(names(fast)).toEqual(names(exact));
+    // Totals are exact up to 1,000 matches and capped there.
+    expect(fast.total).toBe(Math.min(exact.total, 1_000));
+  });
+
+  it('counts the union of the words of a query, exactly under the cap', async () => {
+    // quasar: packages 0–29; zenith: 20–169.
+    expect((await search('zenith')).total).toBe(150);
+    expect((await search('zenith quasar')).total).toBe(170);
+    expect((await search('nimbus')).total).toBe(1_000);
+  });
+
+  it('pages past the candidates with the exact ranking', async () => {
+    const page = await search('zenith', '&per_page=20&page=8');
+    expect(page.total).toBe(150);
+    expect(page.results).toHaveLength(10);
+    const exact = await search('zenith', '&per_page=20&page=8&package_type=mod');
+    expect(names(page)).toEqual(names(exact));
+  });
+
+  it('expands a prefix to a word first written by an update', async () => {
+    await createPackage(owner, 'nimbus-edit', { description: 'ordinary words' });
+    expect((await search('zenithographic')).total).toBe(0);
+    expect((await owner.patch('/api/v1/packages/nimbus-edit', { description: 'zenithographic survey' })).status).toBe(200);
+    expect(names(await search('zenithogr'))).toEqual(['nimbus-edit']);
+    // The old word stays in the vocabulary but matches nothing any more.
+    expect((await owner.patch('/api/v1/packages/nimbus-edit', { description: 'ordinary words again' })).status).toBe(200);
+    expect(await search('zenithogr')).toMatchObject({ results: [], total: 0 });
+  });
+});
