@@ -6,6 +6,7 @@ import { offsetOf } from '../../common/pagination.js';
 import type { Caller } from '../registry/caller.js';
 import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
 import { PublishersService } from '../registry/publishers.service.js';
+import { RegistryEvents } from '../registry/registry-events.js';
 import { AuditLogService } from './audit-log.service.js';
 import { VerificationRequestEntity, type VerificationMethod } from './entities/verification-request.entity.js';
 import { SUBMITTABLE_STATUSES, TRANSITIONS, type AdminAction } from './publisher-transitions.js';
@@ -29,6 +30,7 @@ export class PublisherVerificationService {
     private readonly dataSource: DataSource,
     private readonly publishers: PublishersService,
     private readonly audit: AuditLogService,
+    private readonly events: RegistryEvents,
   ) {}
 
   /** The caller's publisher asks to be verified: unverified or rejected → pending, with the request stored. */
@@ -106,6 +108,9 @@ export class PublisherVerificationService {
         manager,
       );
     });
+    if ((publisher.verificationStatus === 'verified') !== (to === 'verified')) {
+      await this.events.emit('publisherChanged', { publisherId: publisher.id, verified: to === 'verified' });
+    }
     return { publisher: { ...publisher, verificationStatus: to, updatedAt: now }, notes };
   }
 }

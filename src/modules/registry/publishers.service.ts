@@ -8,6 +8,7 @@ import type { Caller } from './caller.js';
 import { PackageEntity } from './entities/package.entity.js';
 import { PublisherEntity, type VerificationStatus } from './entities/publisher.entity.js';
 import { PackageViewCache } from './package-view-cache.js';
+import { RegistryEvents } from './registry-events.js';
 
 export interface PublisherStats {
   packageCount: number;
@@ -39,6 +40,7 @@ export class PublishersService {
     @InjectRepository(PublisherEntity) private readonly publishers: Repository<PublisherEntity>,
     @InjectRepository(PackageEntity) private readonly packages: Repository<PackageEntity>,
     private readonly viewCache: PackageViewCache,
+    private readonly events: RegistryEvents,
   ) {}
 
   async register(ownerUserId: string, input: RegisterPublisherInput): Promise<PublisherEntity> {
@@ -118,13 +120,15 @@ export class PublishersService {
 
   async setStatus(id: string, status: VerificationStatus): Promise<void> {
     await this.publishers.update({ id }, { verificationStatus: status, updatedAt: new Date() });
-    // Package views carry `publisher.verified`.
+    // Package views carry `publisher.verified`, and so does the search index's stored score.
     this.viewCache.clear();
+    await this.events.emit('publisherChanged', { publisherId: id, verified: status === 'verified' });
   }
 
   /**
    * Moves the status only if it is still one of `from` (compare-and-set, so two admins acting at once
-   * cannot both succeed). Pass the caller's transaction manager to commit it with related rows.
+   * cannot both succeed). Pass the caller's transaction manager to commit it with related rows; the
+   * caller emits `publisherChanged` once that commits, when verified-ness changed.
    */
   async transitionStatus(id: string, from: readonly VerificationStatus[], to: VerificationStatus, manager: EntityManager = this.publishers.manager): Promise<boolean> {
     const result = await manager

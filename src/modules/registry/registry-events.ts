@@ -21,6 +21,12 @@ export interface PackageChangedEvent {
   packageId: string;
 }
 
+/** A publisher's verification status changed (its packages' verified flag with it). */
+export interface PublisherChangedEvent {
+  publisherId: string;
+  verified: boolean;
+}
+
 /** A served file was counted; `totalDownloads` is the package's count right after it. */
 export interface DownloadCountedEvent {
   packageId: string;
@@ -42,6 +48,7 @@ export class RegistryEvents {
     packageDeleted: [] as Listener<PackageDeletedEvent>[],
     packageChanged: [] as Listener<PackageChangedEvent>[],
     downloadCounted: [] as Listener<DownloadCountedEvent>[],
+    publisherChanged: [] as Listener<PublisherChangedEvent>[],
   };
 
   onVersionUploaded(listener: Listener<VersionUploadedEvent>): void {
@@ -62,6 +69,10 @@ export class RegistryEvents {
 
   onDownloadCounted(listener: Listener<DownloadCountedEvent>): void {
     this.listeners.downloadCounted.push(listener);
+  }
+
+  onPublisherChanged(listener: Listener<PublisherChangedEvent>): void {
+    this.listeners.publisherChanged.push(listener);
   }
 
   hasListeners(name: keyof RegistryEvents['listeners']): boolean {

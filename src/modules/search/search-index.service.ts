@@ -5,14 +5,14 @@ import { inClusterWorker } from '../../cluster/cluster-bus.js';
 import { PackageEntity } from '../registry/entities/package.entity.js';
 import { PackagesService } from '../registry/packages.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
-import { SEARCH_FIELDS, documentTerms, indexWeight, popularityBoost, type DocumentTerm, type SearchableDocument } from './search-terms.js';
+import { SEARCH_FIELDS, UNVERIFIED_FACTOR, VERIFIED_FACTOR, documentTerms, indexWeight, popularityBoost, storedScore, type DocumentTerm, type SearchableDocument } from './search-terms.js';
 
 const TERMS_TABLE = 'package_search_terms';
 const VOCABULARY_TABLE = 'package_search_vocabulary';
 /** The fields whose words a query prefix expands to (the vocabulary's words). */
 const VOCABULARY_FIELDS: ReadonlySet<string> = new Set([SEARCH_FIELDS.nameWord, SEARCH_FIELDS.displayName, SEARCH_FIELDS.keyword, SEARCH_FIELDS.description]);
 const WORDS_PER_INSERT = 1000;
-// 7 parameters a row: 1,000 rows stay below SQLite's 32,766 and MySQL's 65,535 placeholders.
+// 8 parameters a row: 1,000 rows stay below SQLite's 32,766 and MySQL's 65,535 placeholders.
 const ROWS_PER_INSERT = 1000;
 const PACKAGES_PER_BATCH = 1000;
 
@@ -20,6 +20,7 @@ interface IndexedPackage extends SearchableDocument {
   id: string;
   visibility: string;
   totalDownloads: number | string;
+  publisherId: string;
 }
 
 /**
@@ -46,6 +47,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     this.events.onPackageChanged(({ packageId }) => this.reindex(packageId));
     this.events.onPackageDeleted(({ packageId }) => this.remove(packageId));
     this.events.onDownloadCounted(({ packageId, totalDownloads }) => this.refreshBoost(packageId, totalDownloads));
+    this.events.onPublisherChanged(({ publisherId, verified }) => this.refreshVerified(publisherId, verified));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -90,9 +92,22 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   async refreshBoost(packageId: string, totalDownloads: number): Promise<void> {
     const boost = popularityBoost(totalDownloads);
     if (this.knownBoosts.get(packageId) === boost) return;
-    await this.dataSource.query(`UPDATE ${TERMS_TABLE} SET boost = ?, score = weight * ? WHERE package_id = ? AND boost <> ?`, [boost, boost, packageId, boost]);
+    await this.dataSource.query(
+      `UPDATE ${TERMS_TABLE} SET boost = ?, score = weight * ? * CASE WHEN verified = 1 THEN ${VERIFIED_FACTOR} ELSE ${UNVERIFIED_FACTOR} END
+       WHERE package_id = ? AND boost <> ?`,
+      [boost, boost, packageId, boost],
+    );
     if (this.knownBoosts.size >= 100_000) this.knownBoosts.clear();
     this.knownBoosts.set(packageId, boost);
+  }
+
+  /** A publisher was verified or lost it: the stored scores of its packages' rows follow. */
+  async refreshVerified(publisherId: string, verified: boolean): Promise<void> {
+    const flag = verified ? 1 : 0;
+    await this.dataSource.query(
+      `UPDATE ${TERMS_TABLE} SET verified = ?, score = weight * boost * ? WHERE verified <> ? AND package_id IN (SELECT id FROM packages WHERE publisher_id = ?)`,
+      [flag, verified ? VERIFIED_FACTOR : UNVERIFIED_FACTOR, flag, publisherId],
+    );
   }
 
   async remove(packageId: string): Promise<void> {
@@ -107,7 +122,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     for (;;) {
       const batch: IndexedPackage[] = await this.dataSource
         .createQueryBuilder(PackageEntity, 'p')
-        .select(['p.id', 'p.name', 'p.displayName', 'p.description', 'p.keywords', 'p.visibility', 'p.totalDownloads'])
+        .select(['p.id', 'p.name', 'p.displayName', 'p.description', 'p.keywords', 'p.visibility', 'p.totalDownloads', 'p.publisherId'])
         .where('p.id > :after', { after })
         .andWhere(`NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`)
         .orderBy('p.id', 'ASC')
@@ -127,6 +142,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   private async insertTerms(manager: EntityManager, packages: IndexedPackage[]): Promise<string[]> {
     const rows: Array<[DocumentTerm, IndexedPackage, number]> = [];
     const words = new Set<string>();
+    const verified = await this.verifiedPublishers(manager, packages);
     for (const pkg of packages) {
       const boost = popularityBoost(Number(pkg.totalDownloads));
       this.knownBoosts.set(pkg.id, boost);
@@ -138,14 +154,26 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     // Plain multi-row INSERTs: the rebuild of a large registry spends its time here, not in the ORM.
     for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
       const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-      const placeholders = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const placeholders = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
       const parameters = chunk.flatMap(([term, pkg, boost]) => {
         const weight = indexWeight(term.field);
-        return [term.term, pkg.id, term.field, weight, boost, weight * boost, pkg.visibility];
+        const isVerified = verified.has(pkg.publisherId);
+        return [term.term, pkg.id, term.field, weight, boost, isVerified ? 1 : 0, storedScore(weight, boost, isVerified), pkg.visibility];
       });
-      await manager.query(`INSERT INTO ${TERMS_TABLE} (term, package_id, field, weight, boost, score, visibility) VALUES ${placeholders}`, parameters);
+      await manager.query(`INSERT INTO ${TERMS_TABLE} (term, package_id, field, weight, boost, verified, score, visibility) VALUES ${placeholders}`, parameters);
     }
     return [...words];
+  }
+
+  /** Which of the packages' publishers are verified. */
+  private async verifiedPublishers(manager: EntityManager, packages: IndexedPackage[]): Promise<Set<string>> {
+    const ids = [...new Set(packages.map((pkg) => pkg.publisherId))];
+    if (ids.length === 0) return new Set();
+    const rows: Array<{ id: string }> = await manager.query(
+      `SELECT id FROM publishers WHERE verification_status = 'verified' AND id IN (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
+    return new Set(rows.map((row) => row.id));
   }
 
   /**

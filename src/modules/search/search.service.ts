@@ -14,6 +14,8 @@ import {
   PREFIX_MIN_LENGTH,
   QUERY_MAX_LENGTH,
   SEARCH_FIELDS,
+  UNVERIFIED_FACTOR,
+  VERIFIED_FACTOR,
   clip,
   documentTerms,
   nameWords,
@@ -55,6 +57,10 @@ const VOCABULARY_LIMIT = 40;
 export const TOTAL_COUNT_LIMIT = 1_000;
 const RANK_INDEX = 'ix_package_search_terms_rank';
 const FIELD_INDEX = 'ix_package_search_terms_field';
+/** Rows read of each whole word of a query of several words, to find the packages that hold most of them. */
+const WHOLE_WORD_ROWS = 3_000;
+/** Queries of up to this many words are searched for packages holding most of them. */
+const TOGETHER_MAX_WORDS = 4;
 /**
  * Name prefixes held by at least this many packages are read by walking the popularity index and
  * keeping names that match (a dense prefix fills the page early); sparser ones by their name range.
@@ -81,6 +87,11 @@ interface ExpandedWord extends QueryTerm {
   range: boolean;
   /** Whether at least DENSE_NAME_PREFIX joined names start with the word (read in popularity order, then). */
   denseJoinedNames: boolean;
+}
+
+interface ScoredRow {
+  package_id: string;
+  score: number | string;
 }
 
 interface CandidateRead {
@@ -118,8 +129,8 @@ const POPULARITY = popularityBoostSql('p.total_downloads');
 const FIELD_WEIGHT = `CASE t.field ${Object.entries(FIELD_WEIGHTS)
   .map(([field, weight]) => `WHEN '${field}' THEN ${weight}`)
   .join(' ')} ELSE 0 END`;
-// A verified publisher's packages count 20 % more (12 against 10).
-const VERIFIED_FACTOR = `CASE WHEN pub.verification_status = 'verified' THEN 12 ELSE 10 END`;
+/** A verified publisher's packages count 20 % more (search-terms.ts VERIFIED_FACTOR against UNVERIFIED_FACTOR). */
+const VERIFICATION = `CASE WHEN pub.verification_status = 'verified' THEN ${VERIFIED_FACTOR} ELSE ${UNVERIFIED_FACTOR} END`;
 
 /**
  * Search and autocomplete over the registry's own term index (`package_search_terms`).
@@ -131,16 +142,17 @@ const VERIFIED_FACTOR = `CASE WHEN pub.verification_status = 'verified' THEN 12 
  * verified publisher; then downloads, then name. Visibility, downloads and verification come from
  * the registry's tables at query time, so a change to them shows at once.
  *
- * Speed: the index rows carry a stored score (field weight × popularity boost) and the package's
- * visibility, so a query reads only the best few hundred rows of each word in index order and ranks
- * those candidates exactly in memory (see `ranked`), instead of joining and sorting every package
- * that contains a common word. The stored score only chooses candidates (verification is applied in
- * the exact ranking alone); it follows downloads in steps of about 26 %, and a lagging row can never
- * show a package the caller may not see, since visibility is checked again on the package row.
- * The candidates are the best by that score, so a page is the exact ranking's page unless many
- * packages share one score at the page's boundary (ties are broken by downloads in the ranking, by
- * id in the read) or a verified package sits more than one popularity step below it; the scale test
- * (test/e2e/registry/search-scale) holds the fast path to the exact ranking.
+ * Speed: the index rows carry a stored score (field weight × popularity boost × verification, the
+ * one-word ranking itself) and the package's visibility, so a query reads only the best few hundred
+ * rows of each word in index order and ranks those candidates exactly in memory (see `ranked`),
+ * instead of joining and sorting every package that contains a common word. The score follows
+ * downloads in steps of about 26 % and verification as admins decide; a lagging row can never show
+ * a package the caller may not see, since visibility is checked again on the package row. A page is
+ * the exact ranking's page unless many packages share one score at its boundary (ties are broken by
+ * downloads in the ranking, by id in the read) or a package that matches several words is among the
+ * best WHOLE_WORD_ROWS of none of them (see holdingMost); the scale test (test/e2e/registry/
+ * search-scale) holds the fast path to the exact ranking, and bench/search-accuracy.ts measures how
+ * often they agree on realistic data.
  */
 @Injectable()
 export class SearchService implements OnModuleInit {
@@ -180,8 +192,9 @@ export class SearchService implements OnModuleInit {
 
   /**
    * The ranking of exactRanked, computed over a bounded candidate set: for each query word, the
-   * CANDIDATES_PER_WORD best index rows by stored score (field weight × popularity boost), each
-   * index word a query prefix expands to read in index order; for the name tiers, the exact name
+   * CANDIDATES_PER_WORD best index rows by stored score (field weight × popularity × verification),
+   * each index word a query prefix expands to read in index order; for several words, the packages
+   * that hold most of them and the names that hold them in order; for the name tiers, the exact name
    * and the most popular names that start with the query; and the caller's own private packages.
    * Every candidate is then scored exactly from its rows and its live package row (visibility,
    * downloads, verification), so the order within the set is the exact order. When no read was cut
@@ -194,14 +207,18 @@ export class SearchService implements OnModuleInit {
     const expanded = await this.expand(parsed.terms);
     // The total is counted while the candidates are read: it is needed whenever a read is cut by its
     // limit (common words), and a query whose reads all complete matches few rows, so counting is cheap.
-    const [counted, ...reads] = await Promise.all([
+    const wholeWords = this.readWholeWords(expanded);
+    const [counted, namedTogether, together, ...reads] = await Promise.all([
       this.countMatches(caller, parsed, expanded),
-      ...expanded.map((word) => this.candidatesOfWord(word)),
+      this.candidatesNamedTogether(parsed.terms),
+      wholeWords ? Promise.all(wholeWords).then((rows) => this.holdingMost(rows)) : Promise.resolve([]),
+      ...expanded.map((word, index) => (wholeWords && !word.prefix ? wholeWords[index].then((rows) => this.wordRead(rows)) : this.candidatesOfWord(word))),
       parsed.name ? this.candidatesOfName(parsed.name) : Promise.resolve({ ids: [], complete: true }),
       this.ownPrivatePackages(caller),
     ]);
+    // The reads for several words together are subsets of the words' matches: they add candidates, not completeness.
     const complete = reads.every((read) => read.complete);
-    const candidates = [...new Set(reads.flatMap((read) => read.ids))];
+    const candidates = [...new Set([...namedTogether, ...together, ...reads.flatMap((read) => read.ids)])];
     const ranked = await this.rankCandidates(caller, candidates, parsed);
     if (complete) return { hits: await this.hydrate(ranked.slice(offset, offset + request.perPage)), total: ranked.length };
     // A page past the candidates needs every match ranked.
@@ -256,29 +273,115 @@ export class SearchService implements OnModuleInit {
         (SELECT package_id, score FROM package_search_terms WHERE term = ? AND ${text} ORDER BY score DESC, package_id DESC LIMIT ?) c${index}`;
     });
     // Index hints: MariaDB otherwise uses only the `field` part of the field index and scans every joined name.
-    const range = word.range
-      ? `SELECT package_id, term, score FROM package_search_terms ${this.useIndex(RANK_INDEX)} WHERE term >= ? AND term < ? AND ${text} ORDER BY score DESC, package_id DESC LIMIT ?`
+    const ranges = word.range
+      ? [`SELECT package_id, term, score FROM package_search_terms ${this.useIndex(RANK_INDEX)} WHERE term >= ? AND term < ? AND ${text} ORDER BY score DESC, package_id DESC LIMIT ?`]
       : !word.prefix
-        ? null
+        ? []
         : word.denseJoinedNames
-          ? // Thousands of joined names start with the word (it is a common first word): sorting them all by score
-            // costs tens of milliseconds, while the most downloaded packages, walked in order, reach the limit early.
-            // Same order as the stored score (joined-name weight × popularity boost), computed from the package row.
-            `SELECT p.id AS package_id, ${JOINED_NAME} AS term, ${FIELD_WEIGHTS[SEARCH_FIELDS.joinedName]} * ${POPULARITY} AS score
-             FROM packages p ${this.useIndex('ix_packages_visible_popularity')}
-             WHERE p.visibility = 'public' AND ${this.binary(JOINED_NAME)} >= ? AND ${this.binary(JOINED_NAME)} < ?
-             ORDER BY p.total_downloads DESC, p.name_lower DESC, p.id DESC LIMIT ?`
-          : `SELECT package_id, term, score FROM package_search_terms ${this.useIndex(FIELD_INDEX)}
-             WHERE field = '${SEARCH_FIELDS.joinedName}' AND term >= ? AND term < ? AND visibility = 'public'
-             ORDER BY score DESC, package_id DESC LIMIT ?`;
-    if (range) {
+          ? [
+              // Thousands of joined names start with the word (it is a common first word): sorting them all by score
+              // costs tens of milliseconds, while the most downloaded packages, walked in order, reach the limit early.
+              // The stored score of an unverified package (joined-name weight × popularity × 10), computed from the
+              // index alone (the publisher would cost a row lookup per name walked).
+              `SELECT p.id AS package_id, ${JOINED_NAME} AS term, ${FIELD_WEIGHTS[SEARCH_FIELDS.joinedName]} * ${POPULARITY} * ${UNVERIFIED_FACTOR} AS score
+               FROM packages p ${this.useIndex('ix_packages_visible_popularity')}
+               WHERE p.visibility = 'public' AND ${this.binary(JOINED_NAME)} >= ? AND ${this.binary(JOINED_NAME)} < ?
+               ORDER BY p.total_downloads DESC, p.name_lower DESC, p.id DESC LIMIT ?`,
+              // A verified package outranks ones with several times its downloads, so the walk may pass it by: the
+              // verified few are read apart, by stored score, from the field index (which holds the flag, so the range
+              // is filtered without reading rows, and only its verified rows are sorted). Between them the two hold the
+              // best `limit` by score: an unverified package is outranked by every package with more downloads, a
+              // verified one by every verified one with more (one the walk scored as unverified and this read missed
+              // is not among them).
+              `SELECT package_id, term, score FROM package_search_terms ${this.useIndex(FIELD_INDEX)}
+               WHERE field = '${SEARCH_FIELDS.joinedName}' AND term >= ? AND term < ? AND visibility = 'public' AND verified = 1
+               ORDER BY score DESC, package_id DESC LIMIT ?`,
+            ]
+          : [
+              `SELECT package_id, term, score FROM package_search_terms ${this.useIndex(FIELD_INDEX)}
+               WHERE field = '${SEARCH_FIELDS.joinedName}' AND term >= ? AND term < ? AND visibility = 'public'
+               ORDER BY score DESC, package_id DESC LIMIT ?`,
+            ];
+    for (const range of ranges) {
       parameters.push(word.term, word.term, prefixUpperBound(word.term), limit);
       reads.push(`SELECT r.package_id, r.score * CASE WHEN r.term = ? THEN 2 ELSE 1 END AS ranking FROM (${range}) r`);
     }
     if (reads.length === 0) return { ids: [], complete: true };
-    parameters.push(limit);
+    // A package read twice (in two fields, two words of the expansion, or the walk and the verified read) counts
+    // once, at its best: twice the limit of rows leaves room for repeats (a GROUP BY here costs MariaDB a temporary
+    // table of every read's rows). Under the limit, no read was cut by it.
+    parameters.push(2 * limit);
     const rows: Array<{ package_id: string }> = await this.dataSource.query(`${reads.join(' UNION ALL ')} ORDER BY ranking DESC, package_id DESC LIMIT ?`, parameters);
-    return { ids: rows.map((row) => row.package_id), complete: rows.length < limit };
+    const ids = [...new Set(rows.map((row) => row.package_id))].slice(0, limit);
+    return { ids, complete: rows.length < limit };
+  }
+
+  /**
+   * For a query of several words, the public packages whose name holds them in that order (`meta
+   * tracer` → meta-tracer-hub, metaTracer): names whose words joined start with the query's words
+   * joined. They match every word, often among the best, yet each word alone may be too common for
+   * them to be among its best rows.
+   */
+  private async candidatesNamedTogether(terms: QueryTerm[]): Promise<string[]> {
+    if (terms.length < 2) return [];
+    const joined = clip(terms.map((term) => term.term).join(''));
+    const rows: Array<{ package_id: string }> = await this.dataSource.query(
+      // A one-word name has no joined row: its name word is the joined form.
+      `SELECT package_id FROM package_search_terms ${this.useIndex(RANK_INDEX)}
+       WHERE term >= ? AND term < ? AND visibility = 'public' AND field IN ('${SEARCH_FIELDS.joinedName}', '${SEARCH_FIELDS.nameWord}')
+       ORDER BY score DESC, package_id DESC LIMIT ${CANDIDATES_PER_WORD}`,
+      [joined, prefixUpperBound(joined)],
+    );
+    return rows.map((row) => row.package_id);
+  }
+
+  /**
+   * For a query of two to TOGETHER_MAX_WORDS words, the WHOLE_WORD_ROWS best public rows of each whole
+   * word by stored score (index order, no sort), or null for other queries. They serve twice: as a
+   * whole word's own candidate read (see wordRead), and together (see holdingMost).
+   */
+  private readWholeWords(words: QueryTerm[]): Array<Promise<ScoredRow[]>> | null {
+    if (words.length < 2 || words.length > TOGETHER_MAX_WORDS) return null;
+    return words.map((word) =>
+      this.dataSource.query(
+        `SELECT package_id, score FROM package_search_terms ${this.useIndex(RANK_INDEX)}
+         WHERE term = ? AND visibility = 'public' AND field <> '${SEARCH_FIELDS.fullName}' ORDER BY score DESC, package_id DESC LIMIT ${WHOLE_WORD_ROWS}`,
+        [word.term],
+      ),
+    );
+  }
+
+  /**
+   * A whole word's candidate read from its best rows: the first CANDIDATES_PER_WORD packages, complete
+   * when they are all the word has (the same as candidatesOfWord, which reads only as many rows).
+   */
+  private wordRead(rows: ScoredRow[]): CandidateRead {
+    const ids = [...new Set(rows.map((row) => row.package_id))];
+    return { ids: ids.slice(0, CANDIDATES_PER_WORD), complete: rows.length < WHOLE_WORD_ROWS && ids.length <= CANDIDATES_PER_WORD };
+  }
+
+  /**
+   * The packages that hold the most of a query's words, best first: those outrank every package that
+   * holds fewer (exactRanked sums the best field of each word and multiplies by the number held), yet
+   * each word alone may be too common for them to be among its best CANDIDATES_PER_WORD rows. Ranked
+   * by that text score over the words' best rows (read by readWholeWords): for packages of equal
+   * popularity and verification, the exact ranking. A package is missed when its rows are outside the
+   * best WHOLE_WORD_ROWS of its words, or it holds a prefix word only as a longer word (`trac` typed
+   * so far: the per-word reads find those).
+   */
+  private holdingMost(reads: ScoredRow[][]): string[] {
+    const best = new Map<string, number[]>();
+    reads.forEach((rows, word) => {
+      for (const row of rows) {
+        let scores = best.get(row.package_id);
+        if (!scores) best.set(row.package_id, (scores = new Array<number>(reads.length).fill(0)));
+        // Rows come best first: the first of a package is its best field.
+        if (scores[word] === 0) scores[word] = Number(row.score);
+      }
+    });
+    const ranked = [...best].map(([id, scores]) => ({ id, text: scores.reduce((sum, score) => sum + score, 0) * scores.filter((score) => score > 0).length }));
+    ranked.sort((a, b) => b.text - a.text || (a.id < b.id ? 1 : -1));
+    return ranked.slice(0, reads.length * CANDIDATES_PER_WORD).map((entry) => entry.id);
   }
 
   /** The package named exactly so (any visibility, checked later), and the most downloaded public names starting with it. */
@@ -351,7 +454,7 @@ export class SearchService implements OnModuleInit {
       }
       if (tier === 0 && matched === 0) continue;
       const downloads = Number(row.total_downloads);
-      const relevance = text * matched * popularityBoost(downloads) * (Number(row.verified) === 1 ? 12 : 10);
+      const relevance = text * matched * popularityBoost(downloads) * (Number(row.verified) === 1 ? VERIFIED_FACTOR : UNVERIFIED_FACTOR);
       scored.push({ id: row.id, tier, relevance, downloads, nameLower: row.name_lower });
     }
     scored.sort(
@@ -511,10 +614,11 @@ export class SearchService implements OnModuleInit {
 
   /**
    * The exact ranking over every match, in one SQL statement: what the candidate path falls back to
-   * for pages past its candidates and for a package_type filter. It sorts every match, so a common
-   * word costs a scan of everything that contains it.
+   * for pages past its candidates and for a package_type filter, and the reference the accuracy
+   * benchmark compares the fast path with. It sorts every match, so a common word costs a scan of
+   * everything that contains it.
    */
-  private async exactRanked(caller: Caller, request: SearchRequest, parsed: ParsedQuery): Promise<SearchPage> {
+  async exactRanked(caller: Caller, request: SearchRequest, parsed: ParsedQuery): Promise<SearchPage> {
     const parameters: Parameters = {};
     const candidates: string[] = [];
     parsed.terms.forEach(({ term, prefix }, index) => {
@@ -556,7 +660,7 @@ export class SearchService implements OnModuleInit {
     if (request.packageType) query.andWhere('p.package_type = :packageType', { packageType: request.packageType });
     query
       .orderBy('m.tier', 'DESC')
-      .addOrderBy(`m.text_score * m.matched * ${POPULARITY} * ${VERIFIED_FACTOR}`, 'DESC')
+      .addOrderBy(`m.text_score * m.matched * ${POPULARITY} * ${VERIFICATION}`, 'DESC')
       .addOrderBy('p.total_downloads', 'DESC')
       .addOrderBy(this.binary('p.name_lower'), 'ASC')
       .offset(offsetOf(request.page, request.perPage))

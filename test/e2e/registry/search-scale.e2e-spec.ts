@@ -6,7 +6,7 @@ import { SearchIndexService } from '../../../src/modules/search/search-index.ser
 import type { ApiClient } from '../../support/api-client.js';
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
-import { createPackage, publisherFactory } from '../../support/registry-fixtures.js';
+import { ADMIN, createPackage, publisherFactory } from '../../support/registry-fixtures.js';
 
 type Item = { name: string };
 const names = (body: { results: Item[] }) => body.results.map((item) => item.name);
@@ -14,16 +14,22 @@ const names = (body: { results: Item[] }) => body.results.map((item) => item.nam
 /** More packages than one candidate read (100) and than the joined-name density threshold (1,000). */
 const PACKAGES = 1_050;
 
+/** Every seventh package belongs to a second publisher, verified by an admin once everything is indexed. */
+const bySecondPublisher = (index: number) => index % 7 === 3;
+
 /**
  * Search over a registry large enough for every fast path: candidate reads cut by their limit, first
  * words held by over 1,000 names (read in popularity order), prefixes expanded through the
- * vocabulary, totals counted to their cap. The oracle is the exact ranking, which a package_type
- * filter selects: every package here is a mod, so the filtered query ranks the very same matches
- * with one SQL statement over all of them.
+ * vocabulary, totals counted to their cap, a publisher's verification granted and revoked after its
+ * packages were indexed. The oracle is the exact ranking, which a package_type filter selects: every
+ * package here is a mod, so the filtered query ranks the very same matches with one SQL statement
+ * over all of them.
  */
 describe.each(backends())('search at scale on $name', (backend) => {
   let registry: RegistryUnderTest;
   let owner: ApiClient;
+  let admin: ApiClient;
+  let secondPublisherId: string;
 
   beforeAll(async () => {
     registry = await startRegistry(backend);
@@ -31,6 +37,8 @@ describe.each(backends())('search at scale on $name', (backend) => {
     ({ client: owner, publisherName } = await publisherFactory(registry));
     const dataSource = registry.app.get(DataSource);
     const publisher = await dataSource.getRepository(PublisherEntity).findOneByOrFail({ name: publisherName });
+    const second = await dataSource.getRepository(PublisherEntity).findOneByOrFail({ name: (await publisherFactory(registry)).publisherName });
+    secondPublisherId = second.id;
     const now = new Date();
     const rows = Array.from({ length: PACKAGES }, (_, index) => {
       // Zipf-like downloads, spread over the names in a scrambled order.
@@ -40,7 +48,8 @@ describe.each(backends())('search at scale on $name', (backend) => {
         id: randomUUID(),
         name,
         nameLower: name,
-        displayName: `Nimbus Forge ${index}`,
+        // orbit: packages 100–249, of which 100–169 also hold zenith.
+        displayName: index >= 100 && index < 250 ? `Nimbus Orbit Forge ${index}` : `Nimbus Forge ${index}`,
         description: `${index >= 20 && index < 170 ? 'Zenith tooling' : 'Plain tooling'} number ${index}`,
         packageType: 'mod' as const,
         visibility: 'public' as const,
@@ -49,7 +58,7 @@ describe.each(backends())('search at scale on $name', (backend) => {
         license: 'MIT',
         keywords: index < 30 ? ['quasar'] : ['forge'],
         readme: null,
-        publisherId: publisher.id,
+        publisherId: bySecondPublisher(index) ? second.id : publisher.id,
         latestVersion: null,
         totalDownloads: Math.floor(1_000_000 / (rank + 1)),
         createdAt: now,
@@ -61,6 +70,9 @@ describe.each(backends())('search at scale on $name', (backend) => {
     }
     // Rows written around the registry, as a bulk import would: indexed the way start-up indexes them.
     expect(await registry.app.get(SearchIndexService).indexMissing()).toBe(PACKAGES);
+    // Verification multiplies a package's rank by 1.2, which outweighs ten-fold downloads: the index rows follow it.
+    admin = registry.as(ADMIN);
+    expect((await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/verify`, { notes: 'scale test' })).status).toBe(200);
   }, 120_000);
 
   afterAll(async () => {
@@ -81,6 +93,7 @@ describe.each(backends())('search at scale on $name', (backend) => {
     ['a prefix of it, expanded through the vocabulary', 'zeni'],
     ['a keyword of 30 packages', 'quasar'],
     ['two words whose packages overlap', 'zenith quasar'],
+    ['two words of different fields', 'orbit zenith'],
     ['a whole name', 'nimbus-forge-7'],
     ['a name prefix', 'nimbus-forge-1'],
     ['a two-letter prefix', 'ze'],
@@ -91,6 +104,27 @@ describe.each(backends())('search at scale on $name', (backend) => {
     expect(names(fast)).toEqual(names(exact));
     // Totals are exact up to 1,000 matches and capped there.
     expect(fast.total).toBe(Math.min(exact.total, 1_000));
+  });
+
+  it('lists verified packages first among equals and follows a revoked verification', async () => {
+    const verifiedFirst = names(await search('nimbus'));
+    expect(verifiedFirst.slice(0, 3).every((name) => bySecondPublisher(Number(name.split('-')[2])))).toBe(true);
+    expect((await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/revoke`, { notes: 'scale test' })).status).toBe(200);
+    for (const query of ['nimbus', 'nimbus forge', 'zenith', 'quasar']) {
+      expect(names(await search(query))).toEqual(names(await search(query, '&package_type=mod')));
+    }
+    expect(names(await search('nimbus'))).not.toEqual(verifiedFirst);
+    expect((await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/verify`, { notes: 'scale test' })).status).toBe(200);
+    expect(names(await search('nimbus'))).toEqual(verifiedFirst);
+  });
+
+  it('ranks the packages holding both of two common words first, past each word\'s own best rows', async () => {
+    // 70 packages hold zenith and orbit; each word alone has 150, read 100 at a time by popularity.
+    const fast = await search('zenith orbit', '&per_page=100');
+    const exact = await search('zenith orbit', '&per_page=100&package_type=mod');
+    expect(fast.total).toBe(230);
+    expect(names(fast)).toEqual(names(exact));
+    expect(names(fast).slice(0, 70).every((name) => Number(name.split('-')[2]) >= 100 && Number(name.split('-')[2]) < 170)).toBe(true);
   });
 
   it('counts the union of the words of a query, exactly under the cap', async () => {

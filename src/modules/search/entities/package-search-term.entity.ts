@@ -27,7 +27,11 @@ export class PackageSearchTermEntity {
   @Column({ type: 'int', default: 0 })
   boost: number;
 
-  /** weight × boost: candidates of a word are read in this order. */
+  /** 1 when the package's publisher is verified. */
+  @Column({ type: 'int', default: 0 })
+  verified: number;
+
+  /** weight × boost × verification factor (search-terms.ts storedScore): candidates of a word are read in this order. */
   @Column({ type: 'int', default: 0 })
   score: number;
 
