@@ -5,7 +5,17 @@ import { inClusterWorker } from '../../cluster/cluster-bus.js';
 import { PackageEntity } from '../registry/entities/package.entity.js';
 import { PackagesService } from '../registry/packages.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
-import { SEARCH_FIELDS, UNVERIFIED_FACTOR, VERIFIED_FACTOR, documentTerms, indexWeight, popularityBoost, storedScore, type DocumentTerm, type SearchableDocument } from './search-terms.js';
+import {
+  SEARCH_FIELDS,
+  documentTerms,
+  indexWeight,
+  popularityBoost,
+  storedScore,
+  verificationFactor,
+  verificationFactorSql,
+  type DocumentTerm,
+  type SearchableDocument,
+} from './search-terms.js';
 
 const TERMS_TABLE = 'package_search_terms';
 const VOCABULARY_TABLE = 'package_search_vocabulary';
@@ -93,7 +103,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     const boost = popularityBoost(totalDownloads);
     if (this.knownBoosts.get(packageId) === boost) return;
     await this.dataSource.query(
-      `UPDATE ${TERMS_TABLE} SET boost = ?, score = weight * ? * CASE WHEN verified = 1 THEN ${VERIFIED_FACTOR} ELSE ${UNVERIFIED_FACTOR} END
+      `UPDATE ${TERMS_TABLE} SET boost = ?, score = weight * ? * ${verificationFactorSql('verified = 1')}
        WHERE package_id = ? AND boost <> ?`,
       [boost, boost, packageId, boost],
     );
@@ -106,7 +116,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     const flag = verified ? 1 : 0;
     await this.dataSource.query(
       `UPDATE ${TERMS_TABLE} SET verified = ?, score = weight * boost * ? WHERE verified <> ? AND package_id IN (SELECT id FROM packages WHERE publisher_id = ?)`,
-      [flag, verified ? VERIFIED_FACTOR : UNVERIFIED_FACTOR, flag, publisherId],
+      [flag, verificationFactor(verified), flag, publisherId],
     );
   }
 

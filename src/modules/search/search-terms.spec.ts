@@ -1,4 +1,21 @@
-import { FIELD_WEIGHTS, QUERY_MAX_TERMS, TERM_MAX_LENGTH, documentTerms, indexWeight, nameWords, normalizeText, parseQuery, popularityBoost, popularityBoostSql, prefixUpperBound, splitName, words } from './search-terms.js';
+import {
+  FIELD_WEIGHTS,
+  QUERY_MAX_TERMS,
+  TERM_MAX_LENGTH,
+  documentTerms,
+  indexWeight,
+  nameWords,
+  normalizeText,
+  parseQuery,
+  popularityBoost,
+  popularityBoostSql,
+  prefixUpperBound,
+  splitName,
+  storedScore,
+  verificationFactor,
+  verificationFactorSql,
+  words,
+} from './search-terms.js';
 
 describe('search terms', () => {
   it('lower-cases and strips accents so that Café and cafe are one word', () => {
@@ -99,6 +116,20 @@ describe('search terms', () => {
         samples.map((downloads) => `SELECT ${popularityBoostSql(String(downloads))} AS boost`).join(' UNION ALL '),
       );
       expect(rows.map((row) => Number(row.boost))).toEqual(samples.map(popularityBoost));
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('ranks a verified publisher 1.2 times higher, in SQL and in the stored score alike', async () => {
+    expect(verificationFactor(true) / verificationFactor(false)).toBe(1.2);
+    expect(storedScore(8, 130, true)).toBe(8 * 130 * verificationFactor(true));
+    const { DataSource } = await import('typeorm');
+    const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
+    await dataSource.initialize();
+    try {
+      const rows: Array<{ factor: number }> = await dataSource.query(`SELECT ${verificationFactorSql('1 = 1')} AS factor UNION ALL SELECT ${verificationFactorSql('1 = 0')}`);
+      expect(rows.map((row) => Number(row.factor))).toEqual([verificationFactor(true), verificationFactor(false)]);
     } finally {
       await dataSource.destroy();
     }

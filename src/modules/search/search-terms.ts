@@ -38,12 +38,21 @@ export function indexWeight(field: SearchField): number {
 export const VERIFIED_FACTOR = 12;
 export const UNVERIFIED_FACTOR = 10;
 
+export function verificationFactor(verified: boolean): number {
+  return verified ? VERIFIED_FACTOR : UNVERIFIED_FACTOR;
+}
+
+/** verificationFactor in SQL, of a boolean SQL condition, so queries and stored scores share one arithmetic. */
+export function verificationFactorSql(verifiedCondition: string): string {
+  return `CASE WHEN ${verifiedCondition} THEN ${VERIFIED_FACTOR} ELSE ${UNVERIFIED_FACTOR} END`;
+}
+
 /**
  * The score an index row stores: field weight × popularity boost × verification factor, which for a
  * one-word query is the ranking itself, so a word's best rows in index order are its best matches.
  */
 export function storedScore(weight: number, boost: number, verified: boolean): number {
-  return weight * boost * (verified ? VERIFIED_FACTOR : UNVERIFIED_FACTOR);
+  return weight * boost * verificationFactor(verified);
 }
 
 /**

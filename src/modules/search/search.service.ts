@@ -15,7 +15,6 @@ import {
   QUERY_MAX_LENGTH,
   SEARCH_FIELDS,
   UNVERIFIED_FACTOR,
-  VERIFIED_FACTOR,
   clip,
   documentTerms,
   nameWords,
@@ -23,6 +22,8 @@ import {
   popularityBoost,
   popularityBoostSql,
   prefixUpperBound,
+  verificationFactor,
+  verificationFactorSql,
   words,
   type ParsedQuery,
   type DocumentTerm,
@@ -129,8 +130,8 @@ const POPULARITY = popularityBoostSql('p.total_downloads');
 const FIELD_WEIGHT = `CASE t.field ${Object.entries(FIELD_WEIGHTS)
   .map(([field, weight]) => `WHEN '${field}' THEN ${weight}`)
   .join(' ')} ELSE 0 END`;
-/** A verified publisher's packages count 20 % more (search-terms.ts VERIFIED_FACTOR against UNVERIFIED_FACTOR). */
-const VERIFICATION = `CASE WHEN pub.verification_status = 'verified' THEN ${VERIFIED_FACTOR} ELSE ${UNVERIFIED_FACTOR} END`;
+/** A verified publisher's packages count 20 % more (search-terms.ts verificationFactor). */
+const VERIFICATION = verificationFactorSql(`pub.verification_status = 'verified'`);
 
 /**
  * Search and autocomplete over the registry's own term index (`package_search_terms`).
@@ -454,7 +455,7 @@ export class SearchService implements OnModuleInit {
       }
       if (tier === 0 && matched === 0) continue;
       const downloads = Number(row.total_downloads);
-      const relevance = text * matched * popularityBoost(downloads) * (Number(row.verified) === 1 ? VERIFIED_FACTOR : UNVERIFIED_FACTOR);
+      const relevance = text * matched * popularityBoost(downloads) * verificationFactor(Number(row.verified) === 1);
       scored.push({ id: row.id, tier, relevance, downloads, nameLower: row.name_lower });
     }
     scored.sort(
