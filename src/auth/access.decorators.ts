@@ -43,7 +43,7 @@ export const Authenticated = (options: { admin?: boolean } = {}) =>
   applyDecorators(
     mergeAccess({ admin: options.admin ?? false }),
     ApiBearerAuth(),
-    unauthorizedResponse,
+    ApiUnauthorizedResponse({ description: 'Missing, expired or invalid bearer token' }),
     ...(options.admin ? [ApiForbiddenResponse({ description: 'Admin required' })] : []),
   );
 
