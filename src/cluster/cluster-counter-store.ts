@@ -2,6 +2,7 @@ import type { CounterHit, CounterStore } from '../counters/counter-store.js';
 
 /** How long a worker gathers hits before telling the primary; bounds both IPC traffic and drift. */
 const FLUSH_INTERVAL_MS = 5;
+const PEEK_TIMEOUT_MS = 5_000;
 
 interface CounterFlush {
   tb: 'counter-flush';
@@ -67,8 +68,15 @@ export class ClusterCounterStore implements CounterStore {
    * one round trip, sent with the next flush (within a few milliseconds).
    */
   peek(key: string): Promise<number> {
-    return new Promise((resolve) => {
-      this.pendingPeeks.set(key, [...(this.pendingPeeks.get(key) ?? []), resolve]);
+    return new Promise((resolve, reject) => {
+      // A primary that does not answer must fail the request, not hang it.
+      const timer = setTimeout(() => reject(new Error(`the cluster primary did not answer a counter read within ${PEEK_TIMEOUT_MS} ms`)), PEEK_TIMEOUT_MS);
+      timer.unref();
+      const answer = (count: number) => {
+        clearTimeout(timer);
+        resolve(count);
+      };
+      this.pendingPeeks.set(key, [...(this.pendingPeeks.get(key) ?? []), answer]);
       this.schedule();
     });
   }
