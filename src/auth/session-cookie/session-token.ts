@@ -36,8 +36,9 @@ export class SessionToken {
   verify(token: string, nowSeconds = Date.now() / 1000): SessionPayload {
     const parts = token.split('.');
     if (parts.length !== 2 || !parts[0] || !parts[1]) throw unauthorized('malformed session cookie');
-    const given = Buffer.from(parts[1], 'base64url');
-    const expected = this.mac(parts[0]);
+    // Compared as text: decoding first would accept other spellings of the same bytes (base64's spare low bits).
+    const given = Buffer.from(parts[1]);
+    const expected = Buffer.from(this.mac(parts[0]).toString('base64url'));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized('session cookie signature does not match');
     let payload: Partial<SessionPayload>;
     try {

@@ -31,8 +31,19 @@ describe('SessionCookieStrategy', () => {
 
   it('rejects a cookie whose signature was changed', async () => {
     const token = sessions.issue(user).token;
-    const tampered = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA');
-    await expect(strategy.authenticate(withCookie(tampered))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    const at = token.length - 10;
+    const tampered = token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1);
+    await expect(strategy.authenticate(withCookie(tampered))).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringContaining('signature') });
+  });
+
+  it('rejects another spelling of the same signature bytes (base64 spare bits in the last character)', async () => {
+    const token = sessions.issue(user).token;
+    const last = token.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // The last of 43 characters carries 4 bits; flipping its lowest bit keeps the decoded bytes.
+    const sibling = alphabet[alphabet.indexOf(last) ^ 1];
+    expect(Buffer.from(token.slice(token.indexOf('.') + 1, -1) + sibling, 'base64url')).toEqual(Buffer.from(token.slice(token.indexOf('.') + 1), 'base64url'));
+    await expect(strategy.authenticate(withCookie(token.slice(0, -1) + sibling))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('rejects a cookie signed with another secret', async () => {
