@@ -1,25 +1,74 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiForbiddenResponse, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ACCESS_LEVEL, accessLevelName } from './access-level.js';
+import type { Permission } from './permissions.js';
 
 export const ACCESS_METADATA = 'platform:access';
 
+/** OpenAPI security scheme names; `addAuthSecuritySchemes` declares them on the document. */
+export const API_KEY_SECURITY = 'api_key';
+export const SESSION_COOKIE_SECURITY = 'session_cookie';
+
 export interface AccessRule {
-  /** No token needed; a valid token still identifies the caller. */
+  /** No credential needed; a valid one still identifies the caller (a bad one is a 401). */
   public?: boolean;
-  /** Ignore any Authorization header (signed URLs: clients attach tokens everywhere). */
+  /** Ignore any credential (signed URLs: clients attach tokens everywhere). */
   ignoreToken?: boolean;
   admin?: boolean;
+  /** An API key permission the caller needs (admin implies every permission). */
+  permission?: Permission;
+  /** The access level the caller needs, by the non-monotonic rule (ADMIN -1 passes every level). */
+  level?: number;
 }
 
-/** Opts a route out of the default "authenticated" rule. */
-export const Public = (options: { ignoreToken?: boolean } = {}) =>
-  SetMetadata(ACCESS_METADATA, { public: true, ignoreToken: options.ignoreToken ?? false } satisfies AccessRule);
+/**
+ * Adds to the route's (or controller's) rule instead of replacing it, so `@Authenticated()` and
+ * `@RequireLevel()` can be stacked in any order.
+ */
+function mergeAccess(rule: AccessRule): ClassDecorator & MethodDecorator {
+  const decorate = (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor): void => {
+    const holder: object = descriptor ? descriptor.value : target;
+    Reflect.defineMetadata(ACCESS_METADATA, { ...(Reflect.getMetadata(ACCESS_METADATA, holder) ?? {}), ...rule }, holder);
+  };
+  return decorate as ClassDecorator & MethodDecorator;
+}
 
-/** States the need (and documents it in OpenAPI): a valid bearer token, and optionally an admin. */
+const unauthorizedResponse = ApiUnauthorizedResponse({ description: 'Missing, expired or invalid credential' });
+
+/** Opts a route out of the default "authenticated" rule. */
+export const Public = (options: { ignoreToken?: boolean } = {}) => mergeAccess({ public: true, ignoreToken: options.ignoreToken ?? false });
+
+/** States the need (and documents it in OpenAPI): a valid credential, and optionally an admin. */
 export const Authenticated = (options: { admin?: boolean } = {}) =>
   applyDecorators(
-    SetMetadata(ACCESS_METADATA, { admin: options.admin ?? false } satisfies AccessRule),
+    mergeAccess({ admin: options.admin ?? false }),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: 'Missing, expired or invalid bearer token' }),
     ...(options.admin ? [ApiForbiddenResponse({ description: 'Admin required' })] : []),
+  );
+
+/** An API key with this permission (seed 02 A: read, write, execute, admin; admin implies the rest). */
+export const RequirePermission = (permission: Permission) =>
+  applyDecorators(
+    mergeAccess({ permission }),
+    ApiSecurity(API_KEY_SECURITY),
+    ApiBearerAuth(),
+    ApiExtension('x-required-permission', permission),
+    unauthorizedResponse,
+    ApiForbiddenResponse({ description: `Needs permission "${permission}" (an admin key holds every permission)` }),
+  );
+
+/**
+ * A caller at this access level or above, by the seed's rule: ADMIN (-1) passes every level, the rest
+ * compare by number. NOT_LOGGED_IN (0) admits anonymous callers.
+ */
+export const RequireLevel = (level: number) =>
+  applyDecorators(
+    mergeAccess(level === ACCESS_LEVEL.NOT_LOGGED_IN ? { level, public: true } : { level }),
+    ApiBearerAuth(),
+    ApiCookieAuth(SESSION_COOKIE_SECURITY),
+    ApiExtension('x-required-level', level),
+    ...(level === ACCESS_LEVEL.NOT_LOGGED_IN
+      ? []
+      : [unauthorizedResponse, ApiForbiddenResponse({ description: `Needs access level ${accessLevelName(level)} (${level}) or higher; ADMIN (-1) passes` })]),
   );

@@ -1,15 +1,21 @@
-import { Injectable, type CanActivate, type ExecutionContext, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type CanActivate, type ExecutionContext, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { PlatformError } from '../common/errors.js';
+import { assertAccess } from './access-check.js';
 import { ACCESS_METADATA, type AccessRule } from './access.decorators.js';
-import { USER_RESOLVER, type AuthenticatedRequest, type UserResolver } from './principal.js';
-import { TokenVerifier } from './token-verifier.js';
+import { AUTH_STRATEGIES } from './auth.options.js';
+import { presentsCredential } from './credentials.js';
+import { USER_RESOLVER, type AuthenticatedRequest, type AuthStrategy, type Principal, type UserResolver } from './principal.js';
+
+export { bearerToken } from './credentials.js';
+export { isAdmin } from './access-check.js';
 
 /**
- * Global guard: every route needs a valid bearer token unless marked @Public(). A token sent to a
- * public route is still verified (a bad one is a 401, never silently anonymous), except on routes
- * that ignore tokens outright (signed URLs).
+ * Global guard: every route needs a valid credential unless marked @Public(). The service's strategies
+ * are tried in order and the first that finds its credential decides; a bad credential is a 401, never
+ * silently anonymous, also on public routes (except routes that ignore credentials: signed URLs). A
+ * credential header no strategy of this service takes (an API key sent to the registry) is a 401 too.
  */
 @Injectable()
 export class AuthGuard implements CanActivate, OnModuleInit {
@@ -17,7 +23,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly verifier: TokenVerifier,
+    @Inject(AUTH_STRATEGIES) private readonly strategies: AuthStrategy[],
     private readonly moduleRef: ModuleRef,
   ) {}
 
@@ -36,25 +42,23 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     if (rule.ignoreToken) return true;
 
-    const token = bearerToken(request.headers.authorization);
-    if (token) {
-      request.principal = this.verifier.verify(token);
-      if (this.users) request.user = await this.users.resolve(request.principal);
-    } else if (!rule.public) {
-      throw new PlatformError('UNAUTHORIZED', 'Authentication required: send Authorization: Bearer <token>');
+    const principal = await this.authenticate(request);
+    if (principal) {
+      request.principal = principal;
+      if (this.users) request.user = await this.users.resolve(principal);
     }
-    if (rule.admin && !isAdmin(request)) throw new PlatformError('FORBIDDEN', 'Admin required');
+    assertAccess(rule, request, this.strategies.map((strategy) => strategy.name));
     return true;
   }
-}
 
-export function bearerToken(header: string | undefined): string | null {
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw new PlatformError('UNAUTHORIZED', 'Authorization header must be "Bearer <token>"');
-  return match[1];
-}
-
-export function isAdmin(request: AuthenticatedRequest): boolean {
-  return Boolean(request.user?.isAdmin ?? request.principal?.tokenSaysAdmin);
+  private async authenticate(request: Request): Promise<Principal | null> {
+    for (const strategy of this.strategies) {
+      const principal = await strategy.authenticate(request);
+      if (principal) return principal;
+    }
+    if (presentsCredential(request)) {
+      throw new PlatformError('UNAUTHORIZED', `Authentication failed: this service accepts ${this.strategies.map((strategy) => strategy.name).join(', ')} credentials only`);
+    }
+    return null;
+  }
 }

@@ -1,13 +1,29 @@
-/** Platform access levels (seed 02): -1 ranks highest. */
-export const ACCESS_LEVEL = { ADMIN: -1, NOT_LOGGED_IN: 0, LOGGED_IN: 1, TRUSTED: 2 } as const;
+import type { Request } from 'express';
 
-/** Who the verified token says the caller is. */
+export { ACCESS_LEVEL } from './access-level.js';
+
+/** Names of the strategies a service can configure (`AuthModule.forRoot({ strategies })`). */
+export type AuthStrategyName = 'jwt' | 'api-key' | 'session-cookie';
+
+/** Who a verified credential says the caller is. */
 export interface Principal {
+  /** The platform's user id (JWT `user_id`/`sub`, an API key's owner, a session's user). */
   platformUserId: string;
   username: string;
   email: string | null;
-  level: number | null;
+  /** Access level -1/0/1/2 (ACCESS_LEVEL); a level the credential does not state counts as LOGGED_IN. */
+  level: number;
   tokenSaysAdmin: boolean;
+  /** What an API key may do (read, write, execute, admin); empty for other credentials. */
+  permissions: readonly string[];
+  /** The strategy that verified the credential. */
+  strategy: AuthStrategyName;
+  /** Session cookies: the session's id and expiry (epoch seconds), for logout. */
+  sessionId?: string;
+  expiresAt?: number;
+  /** API keys: the key's id and name. */
+  apiKeyId?: string;
+  apiKeyName?: string;
 }
 
 /** The service's own record of the caller, resolved from the principal (the registry's user row). */
@@ -23,6 +39,19 @@ export interface AuthenticatedRequest {
   principal?: Principal;
   user?: CallerUser;
   ip?: string;
+}
+
+/** What a strategy reads: headers only (Express lower-cases their names). */
+export type CredentialRequest = Pick<Request, 'headers'>;
+
+/**
+ * One way of proving who the caller is. `authenticate` returns null when the request carries none of
+ * this strategy's credential, and throws PlatformError('UNAUTHORIZED') when it carries one that is bad
+ * (never treat a bad credential as anonymous).
+ */
+export interface AuthStrategy {
+  readonly name: AuthStrategyName;
+  authenticate(request: CredentialRequest): Promise<Principal | null>;
 }
 
 /** Implemented by a service that keeps its own user records (the registry); optional elsewhere. */

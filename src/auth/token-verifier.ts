@@ -3,11 +3,13 @@ import { JwtService } from '@nestjs/jwt';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
 import type { PlatformConfig } from '../config/config.js';
 import { PlatformError } from '../common/errors.js';
-import { ACCESS_LEVEL, type Principal } from './principal.js';
+import { ACCESS_LEVEL, isAccessLevel } from './access-level.js';
+import type { Principal } from './principal.js';
 
 /**
  * Verifies the platform's HS256 JWTs. Only HS256 is accepted (never `none` or an asymmetric algorithm a
- * forger could pick), `exp` is required, and the user id comes from `user_id` or `sub`.
+ * forger could pick), `exp` is required, and the user id comes from `user_id` or `sub`. A token without a
+ * `level` claim is LOGGED_IN; a level outside -1/0/1/2 counts as NOT_LOGGED_IN (fails closed).
  */
 @Injectable()
 export class TokenVerifier {
@@ -29,14 +31,17 @@ export class TokenVerifier {
     if ((typeof userId !== 'string' && typeof userId !== 'number') || String(userId).length === 0 || String(userId).length > 191) {
       throw new PlatformError('UNAUTHORIZED', 'Authentication failed: token has no user_id or sub claim');
     }
-    const level = typeof claims.level === 'number' ? claims.level : null;
+    const level = isAccessLevel(claims.level) ? claims.level : claims.level === undefined ? ACCESS_LEVEL.LOGGED_IN : ACCESS_LEVEL.NOT_LOGGED_IN;
+    const tokenSaysAdmin = level === ACCESS_LEVEL.ADMIN || claims.is_admin === true;
     const username = typeof claims.username === 'string' && claims.username ? claims.username : String(userId);
     return {
       platformUserId: String(userId),
       username: username.slice(0, 191),
       email: typeof claims.email === 'string' ? claims.email.slice(0, 320) : null,
-      level,
-      tokenSaysAdmin: level === ACCESS_LEVEL.ADMIN || claims.is_admin === true,
+      level: tokenSaysAdmin ? ACCESS_LEVEL.ADMIN : level,
+      tokenSaysAdmin,
+      permissions: [],
+      strategy: 'jwt',
     };
   }
 

@@ -46,4 +46,22 @@ describe('ClusterCounterStore', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect((await workers[0].increment('ip:2', 50)).count).toBe(1);
   });
+
+  it("peeks at the shared count, including another worker's hits", async () => {
+    const { workers } = cluster();
+    await workers[1].increment('deny:session-1', 60_000);
+    await settle();
+    expect(await workers[0].peek('deny:session-1')).toBe(1);
+  });
+
+  it('peeks 0 at a key no worker has counted', async () => {
+    const { workers } = cluster();
+    expect(await workers[0].peek('deny:never')).toBe(0);
+  });
+
+  it("peeks after the worker's own unflushed hits have reached the primary", async () => {
+    const { workers } = cluster();
+    await workers[0].increment('deny:session-2', 60_000);
+    expect(await workers[0].peek('deny:session-2')).toBe(1);
+  });
 });

@@ -2,17 +2,21 @@ import type { CounterHit, CounterStore } from '../counters/counter-store.js';
 
 /** How long a worker gathers hits before telling the primary; bounds both IPC traffic and drift. */
 const FLUSH_INTERVAL_MS = 5;
+const PEEK_TIMEOUT_MS = 5_000;
 
 interface CounterFlush {
   tb: 'counter-flush';
   id: number;
   hits: Array<{ key: string; hits: number; windowMs: number; reset?: boolean }>;
+  /** Keys whose shared count the worker asks for (`peek`), answered after the hits are applied. */
+  peeks?: string[];
 }
 
 interface CounterState {
   tb: 'counter-state';
   id: number;
   counts: Array<{ key: string; count: number; resetInMs: number }>;
+  peeked?: Array<{ key: string; count: number }>;
 }
 
 interface Known {
@@ -34,6 +38,8 @@ export class ClusterCounterStore implements CounterStore {
   private readonly known = new Map<string, Known>();
   private readonly pending = new Map<string, { hits: number; windowMs: number; reset?: boolean }>();
   private readonly inFlight = new Map<number, Map<string, number>>();
+  private readonly pendingPeeks = new Map<string, Array<(count: number) => void>>();
+  private readonly peeksInFlight = new Map<number, Map<string, Array<(count: number) => void>>>();
   private timer: NodeJS.Timeout | null = null;
   private nextId = 1;
 
@@ -57,6 +63,24 @@ export class ClusterCounterStore implements CounterStore {
     return { count: known.count + this.unconfirmed(key), resetInMs: known.resetAt - now };
   }
 
+  /**
+   * A read that must see every worker's hits (a logout on another worker), so it goes to the primary:
+   * one round trip, sent with the next flush (within a few milliseconds).
+   */
+  peek(key: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      // A primary that does not answer must fail the request, not hang it.
+      const timer = setTimeout(() => reject(new Error(`the cluster primary did not answer a counter read within ${PEEK_TIMEOUT_MS} ms`)), PEEK_TIMEOUT_MS);
+      timer.unref();
+      const answer = (count: number) => {
+        clearTimeout(timer);
+        resolve(count);
+      };
+      this.pendingPeeks.set(key, [...(this.pendingPeeks.get(key) ?? []), answer]);
+      this.schedule();
+    });
+  }
+
   async reset(key: string): Promise<void> {
     this.known.delete(key);
     this.pending.set(key, { hits: 0, windowMs: 0, reset: true });
@@ -78,12 +102,15 @@ export class ClusterCounterStore implements CounterStore {
 
   private flush(): void {
     this.timer = null;
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.pendingPeeks.size === 0) return;
     const id = this.nextId++;
     const hits = [...this.pending.entries()].map(([key, entry]) => ({ key, ...entry }));
     this.inFlight.set(id, new Map(hits.map((hit) => [hit.key, hit.hits])));
     this.pending.clear();
-    this.send({ tb: 'counter-flush', id, hits });
+    const peeks = [...this.pendingPeeks.keys()];
+    if (peeks.length > 0) this.peeksInFlight.set(id, new Map(this.pendingPeeks));
+    this.pendingPeeks.clear();
+    this.send({ tb: 'counter-flush', id, hits, ...(peeks.length > 0 ? { peeks } : {}) });
   }
 
   private receive(message: unknown): void {
@@ -95,6 +122,10 @@ export class ClusterCounterStore implements CounterStore {
       // The primary's count includes the batch just confirmed; hits still unconfirmed are added on read.
       this.known.set(key, { count, resetAt: now + resetInMs });
     }
+    const waiting = this.peeksInFlight.get(state.id);
+    if (!waiting) return;
+    this.peeksInFlight.delete(state.id);
+    for (const { key, count } of state.peeked ?? []) for (const resolve of waiting.get(key) ?? []) resolve(count);
   }
 }
 
@@ -112,5 +143,7 @@ export async function applyCounterFlush(message: unknown, counters: CounterStore
     for (let index = 0; index < hit.hits; index += 1) last = await counters.increment(hit.key, hit.windowMs);
     counts.push({ key: hit.key, count: last.count, resetInMs: last.resetInMs });
   }
-  return { tb: 'counter-state', id: flush.id, counts };
+  if (!flush.peeks) return { tb: 'counter-state', id: flush.id, counts };
+  const peeked = await Promise.all(flush.peeks.map(async (key) => ({ key, count: await counters.peek(key) })));
+  return { tb: 'counter-state', id: flush.id, counts, peeked };
 }

@@ -130,6 +130,27 @@ describe.each(backends)('CounterStore contract: %s', (_driver, createBackend) =>
     expect((await store.increment(key, 60_000)).count).toBe(1);
   });
 
+  it('peeks at the current count without adding a hit', async () => {
+    const key = uniqueKey('peek');
+    await store.increment(key, 60_000);
+    await store.increment(key, 60_000);
+
+    const peeked = [await store.peek(key), await store.peek(key)];
+
+    expect(peeked).toEqual([2, 2]);
+    expect((await store.increment(key, 60_000)).count).toBe(3);
+  });
+
+  it('peeks 0 at a key that was never counted or whose window has passed', async () => {
+    const key = uniqueKey('peek-expired');
+    await store.increment(key, WINDOW_MS);
+    expect(await store.peek(uniqueKey('peek-never'))).toBe(0);
+
+    await sleep(WINDOW_MS + 50);
+
+    expect(await store.peek(key)).toBe(0);
+  });
+
   it('accepts a reset of a key that was never counted', async () => {
     await expect(store.reset(uniqueKey('never'))).resolves.toBeUndefined();
   });

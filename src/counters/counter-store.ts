@@ -15,6 +15,8 @@ export interface CounterHit {
 export interface CounterStore {
   readonly driver: 'memory' | 'redis';
   increment(key: string, windowMs: number): Promise<CounterHit>;
+  /** The count in the key's current window without adding a hit; 0 when no window runs (session denylist). */
+  peek(key: string): Promise<number>;
   reset(key: string): Promise<void>;
 }
 
@@ -33,6 +35,11 @@ export class MemoryCounterStore implements CounterStore {
     }
     window.count += 1;
     return { count: window.count, resetInMs: window.resetAt - now };
+  }
+
+  async peek(key: string): Promise<number> {
+    const window = this.windows.get(key);
+    return window && window.resetAt > Date.now() ? window.count : 0;
   }
 
   async reset(key: string): Promise<void> {
@@ -70,6 +77,10 @@ export class RedisCounterStore implements CounterStore {
     // A key left without expiry (written by an older version) would count forever: give it a window.
     if (ttl === -1) await this.redis.pexpire(fullKey, windowPx);
     return { count, resetInMs: ttl > 0 ? ttl : windowMs };
+  }
+
+  async peek(key: string): Promise<number> {
+    return Number((await this.redis.get(`${this.prefix}:counter:${key}`)) ?? 0);
   }
 
   async reset(key: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { ApiKeyEntity } from '../auth/api-keys/api-key.entity.js';
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
 import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
 import { PackageSearchWordEntity } from '../modules/search/entities/package-search-word.entity.js';
@@ -13,4 +14,4 @@ import { ArtifactVersionEntity } from '../modules/artifacts/entities/artifact-ve
 import { ArtifactEntity } from '../modules/artifacts/entities/artifact.entity.js';
 
 /** Every entity of the platform, for the one data source (modules still own and export services, not these). */
-export const ENTITIES = [QueueJobEntity, UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity, PackageDeltaEntity, PackageSearchTermEntity, PackageSearchWordEntity, VerificationRequestEntity, AuditEntryEntity, ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity];
+export const ENTITIES = [QueueJobEntity, UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity, PackageDeltaEntity, PackageSearchTermEntity, PackageSearchWordEntity, VerificationRequestEntity, AuditEntryEntity, ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity, ApiKeyEntity];

@@ -1,10 +1,29 @@
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
+import { accessLevelName } from '../../src/auth/access-level.js';
 import { ACCESS_METADATA, type AccessRule } from '../../src/auth/access.decorators.js';
+import { AUTH_STRATEGIES } from '../../src/auth/auth.options.js';
+import type { AuthStrategy } from '../../src/auth/principal.js';
 
-/** Every route of a running application with the access it declares (`public`, `signed-url`, `authenticated`, `admin`). */
+/** A route's declared need: `public`, `authenticated`, `admin`, `permission <p>`, `level <NAME>`, joined with " + ". */
+function need(rule: AccessRule): string {
+  const parts = [
+    rule.public ? 'public' : null,
+    rule.admin ? 'admin' : null,
+    rule.permission ? `permission ${rule.permission}` : null,
+    rule.level !== undefined && !rule.public ? `level ${accessLevelName(rule.level)}` : null,
+  ].filter((part): part is string => part !== null);
+  return parts.length > 0 ? parts.join(' + ') : 'authenticated';
+}
+
+/**
+ * Every route of a running application with the access it declares: `signed-url` (credentials ignored),
+ * or the service's strategies in order and the need, e.g. `jwt: public`, `jwt: admin`,
+ * `api-key|jwt: permission execute`, `session-cookie|jwt: level LOGGED_IN`.
+ */
 export function declaredRouteAccess(app: INestApplication): Record<string, string> {
+  const strategies = app.get<AuthStrategy[]>(AUTH_STRATEGIES, { strict: false }).map((strategy) => strategy.name).join('|');
   const routes: Record<string, string> = {};
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
@@ -19,7 +38,7 @@ export function declaredRouteAccess(app: INestApplication): Record<string, strin
         if (paths === undefined) continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
         const rule: AccessRule = Reflect.getMetadata(ACCESS_METADATA, handler) ?? classRule ?? {};
-        const access = rule.ignoreToken ? 'signed-url' : rule.public ? 'public' : rule.admin ? 'admin' : 'authenticated';
+        const access = rule.ignoreToken ? 'signed-url' : `${strategies}: ${need(rule)}`;
         for (const prefix of prefixes) {
           for (const path of ([] as string[]).concat(paths)) {
             const full = `/${[prefix, path].filter((part) => part && part !== '/').join('/')}`.replace(/\/+/g, '/');

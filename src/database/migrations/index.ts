@@ -6,9 +6,11 @@ import { SearchScores1763800000400 } from './1763800000400-search-scores.js';
 import { BatchCoveringIndex1763800000500 } from './1763800000500-batch-covering-index.js';
 import { SearchVocabulary1763800000600 } from './1763800000600-search-vocabulary.js';
 import { SearchRankingScale1763800000700 } from './1763800000700-search-ranking-scale.js';
+import { ApiKeys1763800000800 } from './1763800000800-api-keys.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
 export const MIGRATIONS = [
   InitialRegistry1763800000000, PackageSearch1763800000100, PackageDeltas1763800000200, AdminArtifacts1763800000300, SearchScores1763800000400,
   BatchCoveringIndex1763800000500, SearchVocabulary1763800000600, SearchRankingScale1763800000700,
+  ApiKeys1763800000800,
 ];

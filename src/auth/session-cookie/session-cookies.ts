@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { PlatformError } from '../../common/errors.js';
+import { PLATFORM_CONFIG } from '../../config/config.module.js';
+import type { PlatformConfig } from '../../config/config.js';
+import { COUNTER_STORE, type CounterStore } from '../../counters/counter-store.js';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
+import type { Principal } from '../principal.js';
+import { SessionToken, type SessionPayload } from './session-token.js';
+
+const DEFAULT_MAX_AGE_SECONDS = 7 * 24 * 3600;
+
+export interface IssuedSession {
+  sessionId: string;
+  token: string;
+  expiresAt: number;
+  /** The `Set-Cookie` header value to send. */
+  setCookie: string;
+}
+
+/**
+ * Worker sessions in a signed cookie: issues them (login), verifies them, and ends them (logout) through
+ * a denylist in the CounterStore, so a logout on one worker holds on every other (Redis when configured).
+ * A denylist entry lives exactly as long as the session it ends would have.
+ */
+@Injectable()
+export class SessionCookies {
+  readonly cookieName: string;
+  private readonly maxAgeSeconds: number;
+  private readonly secure: boolean;
+  private readonly token: SessionToken;
+
+  constructor(
+    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+    @Inject(COUNTER_STORE) private readonly counters: CounterStore,
+  ) {
+    const cookie = options.sessionCookie ?? {};
+    this.cookieName = cookie.name ?? 'tb_session';
+    this.maxAgeSeconds = cookie.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS;
+    this.secure = cookie.secure ?? true;
+    this.token = new SessionToken(cookie.secret ?? config.jwtSecret);
+  }
+
+  issue(user: { userId: string; username: string; level: number; email?: string | null }, nowSeconds = Math.floor(Date.now() / 1000)): IssuedSession {
+    const payload: SessionPayload = {
+      user_id: user.userId,
+      session_id: randomUUID(),
+      user_name: user.username,
+      level: user.level,
+      email: user.email ?? null,
+      iat: nowSeconds,
+      exp: nowSeconds + this.maxAgeSeconds,
+    };
+    const token = this.token.sign(payload);
+    return { sessionId: payload.session_id, token, expiresAt: payload.exp, setCookie: this.cookie(token, this.maxAgeSeconds) };
+  }
+
+  /** The session's payload; UNAUTHORIZED when tampered with, expired or logged out. */
+  async verify(token: string): Promise<SessionPayload> {
+    const payload = this.token.verify(token);
+    if (await this.isRevoked(payload.session_id)) throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (logged out)');
+    return payload;
+  }
+
+  /** Logout: the session is refused everywhere until it would have expired anyway. */
+  async revoke(session: Pick<Principal, 'sessionId' | 'expiresAt'>, nowMs = Date.now()): Promise<void> {
+    if (!session.sessionId || !session.expiresAt) return;
+    const remainingMs = session.expiresAt * 1000 - nowMs;
+    if (remainingMs <= 0) return;
+    await this.counters.increment(denyKey(session.sessionId), remainingMs);
+  }
+
+  async isRevoked(sessionId: string): Promise<boolean> {
+    return (await this.counters.peek(denyKey(sessionId))) > 0;
+  }
+
+  /** The `Set-Cookie` value that removes the cookie from the browser (sent with logout). */
+  clearCookie(): string {
+    return this.cookie('', 0);
+  }
+
+  private cookie(value: string, maxAgeSeconds: number): string {
+    return [`${this.cookieName}=${encodeURIComponent(value)}`, `Max-Age=${maxAgeSeconds}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', ...(this.secure ? ['Secure'] : [])].join('; ');
+  }
+}
+
+function denyKey(sessionId: string): string {
+  return `session-denied:${sessionId}`;
+}

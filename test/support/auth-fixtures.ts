@@ -1,0 +1,51 @@
+import { createHmac } from 'node:crypto';
+import { JwtService } from '@nestjs/jwt';
+import { DataSource } from 'typeorm';
+import type { PlatformConfig } from '../../src/config/config.js';
+import { MemoryCounterStore, type CounterStore } from '../../src/counters/counter-store.js';
+import { createDataSourceOptions } from '../../src/database/data-source-options.js';
+import { ApiKeyEntity } from '../../src/auth/api-keys/api-key.entity.js';
+import { ApiKeysService } from '../../src/auth/api-keys/api-keys.service.js';
+import type { AuthModuleOptions } from '../../src/auth/auth.options.js';
+import type { CredentialRequest } from '../../src/auth/principal.js';
+import { SessionCookies } from '../../src/auth/session-cookie/session-cookies.js';
+import { TokenVerifier } from '../../src/auth/token-verifier.js';
+
+/** Shared by the auth specs: real verifiers and stores, the database in memory. */
+export const SPEC_SECRET = 'spec-secret-0123456789abcdefghij';
+
+export function specConfig(): PlatformConfig {
+  return { jwtSecret: SPEC_SECRET } as PlatformConfig;
+}
+
+export function tokenVerifier(): TokenVerifier {
+  return new TokenVerifier(new JwtService({}), specConfig());
+}
+
+export function sessionCookies(counters: CounterStore = new MemoryCounterStore(), options: AuthModuleOptions['sessionCookie'] = {}): SessionCookies {
+  return new SessionCookies({ strategies: ['session-cookie'], sessionCookie: options }, specConfig(), counters);
+}
+
+/** ApiKeysService over a migrated in-memory SQLite database. */
+export async function apiKeysInMemory(): Promise<{ keys: ApiKeysService; close(): Promise<void> }> {
+  const dataSource = new DataSource(createDataSourceOptions({ type: 'sqlite', location: ':memory:' }));
+  await dataSource.initialize();
+  await dataSource.runMigrations();
+  return { keys: new ApiKeysService(dataSource.getRepository(ApiKeyEntity)), close: () => dataSource.destroy() };
+}
+
+export function requestWith(headers: Record<string, string>): CredentialRequest & { principal?: unknown } {
+  return { headers } as CredentialRequest;
+}
+
+function base64url(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+/** A hand-made HS256 JWT, so specs can forge what the real signer never would. */
+export function forgeJwt(claims: Record<string, unknown>, secret = SPEC_SECRET, header: Record<string, unknown> = { alg: 'HS256', typ: 'JWT' }): string {
+  const unsigned = `${base64url(header)}.${base64url(claims)}`;
+  return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
+}
+
+export const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
