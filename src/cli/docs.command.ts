@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { DocsService } from '../modules/app-core/index.js';
-import { appCoreOptionsFrom } from '../services/app-core.service-module.js';
+import { appCoreOptionsFrom } from '../apps/app-core.app-module.js';
 import { UsageError, parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/config.js';
 import { AppCoreService, FunctionRegistryService, Result, formatTestTable, testRunFailed, type FunctionDescription } from '../modules/app-core/index.js';
 import { ModsLoaderService } from '../modules/mods/index.js';
-import { withAppCore } from '../services/app-core.service-module.js';
+import { withAppCore } from '../apps/app-core.app-module.js';
 import { UsageError, parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 

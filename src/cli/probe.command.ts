@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config.js';
 import { NetworkProbe } from '../modules/app-core/index.js';
-import { appCoreOptionsFrom } from '../services/app-core.service-module.js';
+import { appCoreOptionsFrom } from '../apps/app-core.app-module.js';
 import { UsageError, parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 

@@ -1,14 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import { loadConfig, type ConfigOverrides, type PlatformConfig } from '../config/config.js';
 import { UsersService } from '../modules/registry/users.service.js';
-import { RegistryServiceModule } from '../services/registry.service-module.js';
-import { createHttpApp, listen } from '../services/create-http-app.js';
+import { RegistryAppModule } from '../apps/registry.app-module.js';
+import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { UsageError, parseCommandArgs } from './cli-args.js';
 import { parseWorkersFlag, runClustered } from '../cluster/run-clustered.js';
 import { migrateDatabase } from '../database/migrate.js';
 
 export async function startRegistry(config: PlatformConfig) {
-  const app = await createHttpApp(RegistryServiceModule.forRoot(config), config, {
+  const app = await createHttpApp(RegistryAppModule.forRoot(config), config, {
     title: 'Toolbox Platform — package and artifact registry',
     description: 'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
   });
@@ -50,7 +50,7 @@ async function runAdminsCommand(argv: string[]): Promise<number> {
   const [action, userId] = positionals;
   if ((action !== 'grant' && action !== 'revoke') || !userId) throw new UsageError('usage: tb registry admins grant|revoke USER_ID');
   const config = loadConfig(process.env, { dataDir: values['data-dir'] });
-  const app = await NestFactory.createApplicationContext(RegistryServiceModule.forRoot(config), { logger: ['error', 'warn'] });
+  const app = await NestFactory.createApplicationContext(RegistryAppModule.forRoot(config), { logger: ['error', 'warn'] });
   try {
     const user = await app.get(UsersService).setAdmin(userId, action === 'grant');
     console.log(`${action === 'grant' ? 'Granted' : 'Revoked'} admin for platform user ${user.platformUserId}`);

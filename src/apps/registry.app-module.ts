@@ -17,10 +17,10 @@ import { StorageModule } from '../storage/storage.module.js';
 
 /** The package and artifact registry (seed 01): `tb registry`, port 4025, API under /api/v1. */
 @Module({})
-export class RegistryServiceModule {
+export class RegistryAppModule {
   static forRoot(config: PlatformConfig): DynamicModule {
     return {
-      module: RegistryServiceModule,
+      module: RegistryAppModule,
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
