@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ConfigModule } from '../config/config.module.js';
 import type { PlatformConfig } from '../config/config.js';
+import type { HttpAppOptions } from './create-http-app.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { AdminModule } from '../modules/admin/admin.module.js';
@@ -40,4 +41,18 @@ export class RegistryAppModule {
       ],
     };
   }
+}
+
+/** The registry's HTTP choices: the seed's error body, Swagger at /api/docs, API 1.1, no CORS. */
+export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
+  return {
+    title: 'Toolbox Platform — package and artifact registry',
+    description: 'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
+    debug: config.debug,
+    errorFormat: 'registry',
+    docsPath: 'api/docs',
+    apiVersion: '1.1',
+    bodyLimit: '2mb',
+    cors: false,
+  };
 }

@@ -1,17 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import { loadConfig, type ConfigOverrides, type PlatformConfig } from '../config/config.js';
 import { UsersService } from '../modules/registry/users.service.js';
-import { RegistryAppModule } from '../apps/registry.app-module.js';
+import { RegistryAppModule, registryHttpAppOptions } from '../apps/registry.app-module.js';
 import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { UsageError, parseCommandArgs } from './cli-args.js';
 import { parseWorkersFlag, runClustered } from '../cluster/run-clustered.js';
 import { migrateDatabase } from '../database/migrate.js';
 
 export async function startRegistry(config: PlatformConfig) {
-  const app = await createHttpApp(RegistryAppModule.forRoot(config), config, {
-    title: 'Toolbox Platform — package and artifact registry',
-    description: 'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
-  });
+  const app = await createHttpApp(RegistryAppModule.forRoot(config), registryHttpAppOptions(config));
   const url = await listen(app, config, 'Registry');
   return { app, url };
 }
