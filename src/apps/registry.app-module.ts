@@ -13,6 +13,7 @@ import { RegistryModule } from '../modules/registry/registry.module.js';
 import { ResolveModule } from '../modules/resolve/resolve.module.js';
 import { SearchModule } from '../modules/search/search.module.js';
 import { QueueModule } from '../queue/queue.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { FilesModule } from '../storage/files.module.js';
 import { StorageModule } from '../storage/storage.module.js';
 
@@ -30,6 +31,8 @@ export class RegistryAppModule {
         StorageModule,
         FilesModule,
         AuthModule,
+        // After AuthModule: the limits depend on who the caller is.
+        RateLimitModule.forRoot(config.rateLimit),
         HealthModule,
         // Before RegistryModule: their static paths (packages/admin/…) must be matched before the registry's packages/:name/….
         AdminModule,

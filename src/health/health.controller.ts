@@ -1,12 +1,12 @@
 import { Controller, Get, Head, HttpCode, Inject, Optional, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { SkipRateLimit } from '../auth/rate-limit.guard.js';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/access.decorators.js';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
+import { SkipRateLimit } from '../rate-limit/rate-limit.guard.js';
 import type { PlatformConfig } from '../config/config.js';
 import { REDIS_CLIENT } from '../counters/counters.module.js';
 import { JOB_QUEUE, type JobQueue } from '../queue/job-queue.js';
