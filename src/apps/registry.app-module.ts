@@ -33,7 +33,7 @@ export class RegistryAppModule {
         AuthModule,
         // After AuthModule: the limits depend on who the caller is.
         RateLimitModule.forRoot(config.rateLimit),
-        HealthModule,
+        HealthModule.forRoot({ checks: ['database', 'storage', 'queue', 'redis'] }),
         // Before RegistryModule: their static paths (packages/admin/…) must be matched before the registry's packages/:name/….
         AdminModule,
         ArtifactsModule,
