@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { ConfigModule } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import type { HttpAppOptions } from './create-http-app.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
@@ -21,6 +21,7 @@ import { StorageModule } from '../storage/storage.module.js';
 @Module({})
 export class RegistryAppModule {
   static forRoot(config: PlatformConfig): DynamicModule {
+    assertConfiguredFor(config, 'registry');
     return {
       module: RegistryAppModule,
       imports: [
@@ -32,7 +33,7 @@ export class RegistryAppModule {
         FilesModule,
         AuthModule,
         // After AuthModule: the limits depend on who the caller is.
-        RateLimitModule.forRoot(config.rateLimit),
+        RateLimitModule.forRoot(config.registry.rateLimit),
         HealthModule.forRoot({ checks: ['database', 'storage', 'queue', 'redis'] }),
         // Before RegistryModule: their static paths (packages/admin/…) must be matched before the registry's packages/:name/….
         AdminModule,

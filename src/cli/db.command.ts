@@ -9,8 +9,8 @@ export async function runDbCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { 'data-dir': { type: 'string' } });
   const action = positionals[0];
   if (action !== 'migrate' && action !== 'status') throw new UsageError('usage: tb db migrate|status');
-  // Reaching the database needs no JWT secret.
-  const config = loadConfig({ ...process.env, PLATFORM_JWT_SECRET: process.env.PLATFORM_JWT_SECRET || 'x'.repeat(32) }, { dataDir: values['data-dir'] });
+  // Reaching the database is no service's work: no secret needed.
+  const config = loadConfig(process.env, { dataDir: values['data-dir'] });
   const dataSource = new DataSource(createDataSourceOptions(config.database));
   await dataSource.initialize();
   try {

@@ -28,7 +28,7 @@ export async function runDocsCommand(argv: string[], io: CommandIo = processIo()
     code: { type: 'boolean', default: false },
     'data-dir': { type: 'string' },
   });
-  const config = loadConfig(io.env, { dataDir: values['data-dir'], jwtSecretOptional: true });
+  const config = loadConfig(io.env, { dataDir: values['data-dir'] });
   const options = appCoreOptionsFrom(config);
   // The same defaults as AppCoreModule, so the CLI and the running core share one index file.
   const docs = new DocsService({

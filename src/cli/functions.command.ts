@@ -21,7 +21,7 @@ export async function runFunctionsCommand(argv: string[], io: CommandIo = proces
     'data-dir': { type: 'string' },
   });
   if (action !== 'list' && action !== 'run' && action !== 'test') throw new UsageError(USAGE);
-  const config = loadConfig(io.env, { dataDir: values['data-dir'], jwtSecretOptional: true });
+  const config = loadConfig(io.env, { dataDir: values['data-dir'] });
   const timeoutSeconds = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got "${values.timeout}")`);
   const call = action === 'run' ? parseCall(positionals, values.kwargs, values.args) : undefined;

@@ -20,13 +20,13 @@ export async function runModsCommand(argv: string[], io: CommandIo = processIo()
     changelog: { type: 'string' },
     'data-dir': { type: 'string' },
   });
-  const config = loadConfig(io.env, { dataDir: values['data-dir'], jwtSecretOptional: true });
+  const config = loadConfig(io.env, { dataDir: values['data-dir'] });
   const client = new ModsClient({
     registryUrl: values.registry ?? config.modsRegistry.url,
     token: values.token ?? config.modsRegistry.token,
     modsDir: config.appCore.modsDir,
     hostVersion: config.version,
-    zipLimits: config.zipLimits,
+    zipLimits: config.registry.zipLimits,
   });
   const print = (data: unknown, text: string) => io.out(values.json ? JSON.stringify(data) : text);
 

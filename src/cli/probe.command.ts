@@ -12,7 +12,7 @@ export async function runProbeCommand(argv: string[], io: CommandIo = processIo(
   const [action, ...rest] = argv;
   const { values } = parseCommandArgs(rest, { json: { type: 'boolean', default: false } }, { allowPositionals: false });
   if (action !== 'ping' && action !== 'geo') throw new UsageError('usage: tb probe ping|geo [--json]');
-  const probe = new NetworkProbe(appCoreOptionsFrom(loadConfig(io.env, { jwtSecretOptional: true })).probe);
+  const probe = new NetworkProbe(appCoreOptionsFrom(loadConfig(io.env)).probe);
   return reportingDomainErrors(io, async () => {
     if (action === 'ping') {
       const measurement = await probe.ping();

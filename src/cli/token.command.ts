@@ -19,10 +19,11 @@ export async function runTokenCommand(argv: string[]): Promise<number> {
     { allowPositionals: false },
   );
   if (!values.user || !values.username) throw new UsageError('usage: tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]');
-  const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? './data';
+  const dataDir = values['data-dir'];
   // Same secret `tb up` uses when PLATFORM_JWT_SECRET is unset.
-  const jwtSecret = process.env.PLATFORM_JWT_SECRET || (await ensurePersistedSecret(loadConfig({ ...process.env, PLATFORM_JWT_SECRET: 'x'.repeat(32) }, { dataDir }).dataDir));
-  const config = loadConfig(process.env, { dataDir, jwtSecret });
+  const shared = loadConfig(process.env, { dataDir });
+  const jwtSecret = shared.jwtSecret ?? (await ensurePersistedSecret(shared.dataDir));
+  const config = loadConfig(process.env, { dataDir, jwtSecret, services: ['registry'] });
   const verifier = new TokenVerifier(new JwtService({}), config);
   console.log(
     verifier.sign({ userId: values.user, username: values.username, email: values.email, admin: values.admin, ttlSeconds: parseDuration(values.ttl!) }),

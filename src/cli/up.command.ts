@@ -10,9 +10,15 @@ import { parseWorkersFlag } from '../cluster/run-clustered.js';
  */
 export async function runUpCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, { port: { type: 'string' }, 'data-dir': { type: 'string' }, workers: { type: 'string' } }, { allowPositionals: false });
-  const probe = loadConfig({ ...process.env, PLATFORM_JWT_SECRET: 'x'.repeat(32) }, { dataDir: values['data-dir'] });
-  const jwtSecret = process.env.PLATFORM_JWT_SECRET || (await ensurePersistedSecret(probe.dataDir));
-  const config = loadConfig(process.env, { dataDir: values['data-dir'], port: portFlag(values.port), workers: parseWorkersFlag(values.workers), jwtSecret });
+  const shared = loadConfig(process.env, { dataDir: values['data-dir'] });
+  const jwtSecret = shared.jwtSecret ?? (await ensurePersistedSecret(shared.dataDir));
+  const config = loadConfig(process.env, {
+    services: ['registry'],
+    dataDir: values['data-dir'],
+    port: portFlag(values.port),
+    workers: parseWorkersFlag(values.workers),
+    jwtSecret,
+  });
   await serveRegistry(config, (url) =>
     console.log(`Toolbox Platform is up.
   Registry   ${url}/api/v1   (Swagger UI ${url}/api/docs)

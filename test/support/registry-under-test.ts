@@ -47,7 +47,7 @@ export async function startRegistry(backend: Backend, env: Record<string, string
     RATE_LIMIT_AUTH_PER_HOUR: '100000',
     ...provisioned.env,
     ...env,
-  });
+  }, { services: ['registry'] });
   const app = await createHttpApp(RegistryAppModule.forRoot(config), { ...registryHttpAppOptions(config), logger: ['error'] });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
