@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { DocsService } from '../modules/app-core/index.js';
 import { appCoreOptionsFrom } from '../apps/app-core.app-module.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 
 const USAGE = `usage: tb docs init [--force] [--json]

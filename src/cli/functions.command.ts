@@ -2,7 +2,8 @@ import { loadConfig } from '../config/config.js';
 import { AppCoreService, FunctionRegistryService, Result, formatTestTable, testRunFailed, type FunctionDescription } from '../modules/app-core/index.js';
 import { ModsLoaderService } from '../modules/mods/index.js';
 import { withAppCore } from '../apps/app-core.app-module.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 
 const USAGE = `usage: tb functions list [--json]

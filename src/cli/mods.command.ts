@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { ModsClient } from '../modules/mods/index.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 
 const USAGE = `usage: tb mods install NAME[@RANGE] [--registry URL] [--token T]

@@ -1,7 +1,8 @@
 import { loadConfig } from '../config/config.js';
 import { NetworkProbe } from '../modules/app-core/index.js';
 import { appCoreOptionsFrom } from '../apps/app-core.app-module.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 
 /**
