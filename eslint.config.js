@@ -26,7 +26,7 @@ export default tseslint.config(
   {
     // One CLI style: commands print and read the environment through their CommandIo (src/cli/command-io.ts).
     files: ['src/cli/**/*.ts', 'src/main.ts'],
-    ignores: ['src/cli/command-io.ts'],
+    ignores: ['src/cli/command-io.ts', 'src/cli/**/*.spec.ts'],
     rules: {
       'no-console': 'error',
       'no-restricted-properties': [
