@@ -148,3 +148,35 @@ describe('loadConfig', () => {
     });
   });
 });
+
+describe('documentation of the configuration', () => {
+  /** Every variable loadConfig reads, found by handing it an environment that records each lookup. */
+  function variablesRead(): string[] {
+    const names = new Set<string>();
+    const env = new Proxy({} as Environment, {
+      get(_target, name) {
+        if (typeof name === 'string') names.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env);
+    loadConfig(new Proxy({ PLATFORM_BASE_PORT: '1', DOCS_ROOT: 'docs' } as Environment, {
+      get(target, name) {
+        if (typeof name === 'string') names.add(name);
+        return (target as Record<string, string>)[name as string];
+      },
+    }));
+    names.delete('npm_package_version');
+    return [...names].sort();
+  }
+
+  it('lists every variable in .env.example and the README', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const example = await readFile(new URL('../../.env.example', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const variables = variablesRead();
+    expect(variables).toEqual(expect.arrayContaining(['REGISTRY_PORT', 'HTTP_WORKER_PORT', 'WS_WORKERS', 'MANAGER_HOST', 'MCP_PORT', 'GATEWAY_HOST', 'LOG_FORMAT']));
+    expect(variables.filter((name) => !new RegExp(`^${name}=`, 'm').test(example))).toEqual([]);
+    expect(variables.filter((name) => !readme.includes(`\`${name}\``))).toEqual([]);
+  });
+});
