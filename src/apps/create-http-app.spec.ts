@@ -3,7 +3,7 @@ import { Body, Controller, Get, Module, NotFoundException, Post, type INestAppli
 import { IsString } from 'class-validator';
 import { PlatformError } from '../common/errors.js';
 import { Result } from '../modules/app-core/result.js';
-import { createHttpApp, type HttpAppOptions } from './create-http-app.js';
+import { createHttpApp, listen, type HttpAppOptions } from './create-http-app.js';
 
 class EchoBody {
   @IsString()
@@ -205,6 +205,16 @@ describe('createHttpApp', () => {
       expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
       const other = await call(base, '/probe/missing', { headers: { origin: 'https://evil.example' } });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
+  describe('listen', () => {
+    it('listens on the host and port of the service\'s configuration section and returns its URL', async () => {
+      const app = await createHttpApp(ProbeModule, { title: 'probe', description: 'probe', logger: false });
+      apps.push(app);
+      const url = await listen(app, { host: '127.0.0.1', port: 0 }, 'Probe');
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await call(url, '/probe/missing')).status).toBe(404);
     });
   });
 });
