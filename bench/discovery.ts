@@ -29,8 +29,8 @@ import { PublisherEntity } from '../src/modules/registry/entities/publisher.enti
 import { ANONYMOUS } from '../src/modules/registry/caller.js';
 import { LatestVersionsService } from '../src/modules/search/latest-versions.service.js';
 import { SearchIndexService } from '../src/modules/search/search-index.service.js';
-import { createHttpApp } from '../src/services/create-http-app.js';
-import { RegistryServiceModule } from '../src/services/registry.service-module.js';
+import { createHttpApp } from '../src/apps/create-http-app.js';
+import { RegistryAppModule, registryHttpAppOptions } from '../src/apps/registry.app-module.js';
 import { RESOLVE_GRAPH_SIZE, generateDiscoveryData, random, searchQueries, type DiscoveryData } from './support/discovery-data.js';
 
 const PACKAGE_COUNT = Number(process.env.BENCH_PACKAGES ?? 100_000);
@@ -132,7 +132,7 @@ async function startRegistry(databaseUrl: string | undefined) {
     RATE_LIMIT_AUTH_PER_HOUR: '10000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
-  const app: INestApplication = await createHttpApp(RegistryServiceModule.forRoot(config), config, { title: 'bench', description: 'bench', logger: false });
+  const app: INestApplication = await createHttpApp(RegistryAppModule.forRoot(config), { ...registryHttpAppOptions(config), logger: false });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${port}`, dataDir };

@@ -16,8 +16,8 @@ import { loadConfig } from '../src/config/config.js';
 import { ANONYMOUS } from '../src/modules/registry/caller.js';
 import { parseQuery } from '../src/modules/search/search-terms.js';
 import { SearchService } from '../src/modules/search/search.service.js';
-import { createHttpApp } from '../src/services/create-http-app.js';
-import { RegistryServiceModule } from '../src/services/registry.service-module.js';
+import { createHttpApp } from '../src/apps/create-http-app.js';
+import { RegistryAppModule, registryHttpAppOptions } from '../src/apps/registry.app-module.js';
 import { generateDiscoveryData, searchQueries } from './support/discovery-data.js';
 
 const SEARCH_SAMPLES = 400;
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   if (!databaseUrl) throw new Error('Set BENCH_MYSQL_URL to the database kept by the discovery benchmark (BENCH_KEEP=1)');
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-accuracy-'));
   const config = loadConfig({ PLATFORM_JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: databaseUrl });
-  const app = await createHttpApp(RegistryServiceModule.forRoot(config), config, { title: 'bench', description: 'bench', logger: false });
+  const app = await createHttpApp(RegistryAppModule.forRoot(config), { ...registryHttpAppOptions(config), logger: false });
   try {
     const search = app.get(SearchService);
     const data = generateDiscoveryData(Number(process.env.BENCH_PACKAGES ?? 100_000));

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { ConfigError } from './config/config.js';
-import { UsageError } from './cli/cli-args.js';
+import { UsageError } from './common/errors.js';
+import { processIo, type CommandIo } from './cli/command-io.js';
 import { runDbCommand } from './cli/db.command.js';
 import { runRegistryCommand } from './cli/registry.command.js';
 import { runTokenCommand } from './cli/token.command.js';
@@ -31,40 +32,41 @@ const HELP = `tb — Toolbox Platform command-line tool
 
 Configuration comes from the environment (see .env.example and the README).`;
 
-type Command = (argv: string[]) => Promise<number>;
+type Command = (argv: string[], io: CommandIo) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   up: runUpCommand,
   registry: runRegistryCommand,
   db: runDbCommand,
   token: runTokenCommand,
-  delta: async (argv) => (await import('./cli/delta.command.js')).runDeltaCommand(argv),
-  mods: async (argv) => (await import('./cli/mods.command.js')).runModsCommand(argv),
-  functions: async (argv) => (await import('./cli/functions.command.js')).runFunctionsCommand(argv),
-  docs: async (argv) => (await import('./cli/docs.command.js')).runDocsCommand(argv),
-  footprint: async (argv) => (await import('./cli/footprint.command.js')).runFootprintCommand(argv),
-  probe: async (argv) => (await import('./cli/probe.command.js')).runProbeCommand(argv),
+  delta: async (argv, io) => (await import('./cli/delta.command.js')).runDeltaCommand(argv, io),
+  mods: async (argv, io) => (await import('./cli/mods.command.js')).runModsCommand(argv, io),
+  functions: async (argv, io) => (await import('./cli/functions.command.js')).runFunctionsCommand(argv, io),
+  docs: async (argv, io) => (await import('./cli/docs.command.js')).runDocsCommand(argv, io),
+  footprint: async (argv, io) => (await import('./cli/footprint.command.js')).runFootprintCommand(argv, io),
+  probe: async (argv, io) => (await import('./cli/probe.command.js')).runProbeCommand(argv, io),
 };
 
-async function main(argv: string[]): Promise<void> {
+async function main(argv: string[], io: CommandIo): Promise<void> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    console.log(HELP);
+    io.out(HELP);
     return;
   }
   const command = COMMANDS[name];
   if (!command) throw new UsageError(`Unknown command "${name}". Run "tb help".`);
-  const code = await command(rest);
+  const code = await command(rest, io);
   // -1: a server that keeps running.
   if (code >= 0) process.exitCode = code;
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+const io = processIo();
+main(process.argv.slice(2), io).catch((error: unknown) => {
   if (error instanceof UsageError || error instanceof ConfigError) {
-    console.error(`tb: ${error.message}`);
+    io.err(`tb: ${error.message}`);
     process.exitCode = 2;
     return;
   }
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  io.err(error instanceof Error ? (error.stack ?? error.message) : String(error));
   process.exitCode = 1;
 });

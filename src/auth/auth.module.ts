@@ -1,4 +1,4 @@
-import { Global, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -7,7 +7,6 @@ import { ApiKeysService } from './api-keys/api-keys.service.js';
 import { AuthGuard } from './auth.guard.js';
 import { AUTH_OPTIONS, AUTH_STRATEGIES, type AuthModuleOptions } from './auth.options.js';
 import type { AuthStrategy, AuthStrategyName } from './principal.js';
-import { RateLimitGuard } from './rate-limit.guard.js';
 import { SessionCookies } from './session-cookie/session-cookies.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtBearerStrategy } from './strategies/jwt-bearer.strategy.js';
@@ -25,28 +24,12 @@ function strategiesProvider(names: readonly AuthStrategyName[]): Provider {
   return { provide: AUTH_STRATEGIES, inject: names.map((name) => STRATEGY_CLASSES[name]), useFactory: (...strategies: AuthStrategy[]) => strategies };
 }
 
-/** What `AuthModule.forRoot` configures (a class of its own, so none of AuthModule's fixed providers come along). */
-@Module({})
-export class ServiceAuthModule {}
-
 /**
- * Imported as is (the registry today): JWT bearer tokens and the global guards, authentication first,
- * then rate limits (which depend on who the caller is). Other services call `forRoot` with their own
- * strategies; it installs the auth guard only (rate limits are configured per service).
+ * Authentication for one service, configured with its strategies (tried in order): the registry uses
+ * `forRoot({ strategies: ['jwt'] })`. Rate limits are not part of auth: a service that wants them imports
+ * RateLimitModule after this module, since the limits depend on who the caller is.
  */
-@Global()
-@Module({
-  imports: [JwtModule.register({})],
-  providers: [
-    TokenVerifier,
-    JwtBearerStrategy,
-    { provide: AUTH_OPTIONS, useValue: { strategies: ['jwt'] } satisfies AuthModuleOptions },
-    strategiesProvider(['jwt']),
-    { provide: APP_GUARD, useClass: AuthGuard },
-    { provide: APP_GUARD, useClass: RateLimitGuard },
-  ],
-  exports: [TokenVerifier],
-})
+@Module({})
 export class AuthModule {
   /**
    * Auth for one service: `AuthModule.forRoot({ strategies: ['api-key', 'jwt'] })`. `api-key` needs the
@@ -67,7 +50,7 @@ export class AuthModule {
       ...(uses('session-cookie') ? [SessionCookies] : []),
     ];
     return {
-      module: ServiceAuthModule,
+      module: AuthModule,
       global: true,
       imports: [JwtModule.register({}), ...(uses('api-key') ? [TypeOrmModule.forFeature([ApiKeyEntity])] : [])],
       providers,

@@ -21,7 +21,7 @@ export class TokenVerifier {
   verify(token: string): Principal {
     let claims: Record<string, unknown>;
     try {
-      claims = this.jwt.verify(token, { secret: this.config.jwtSecret, algorithms: ['HS256'] });
+      claims = this.jwt.verify(token, { secret: this.config.jwtSecret ?? undefined, algorithms: ['HS256'] });
     } catch (error) {
       const reason = (error as Error).name === 'TokenExpiredError' ? 'token expired' : 'invalid token';
       throw new PlatformError('UNAUTHORIZED', `Authentication failed: ${reason}`);
@@ -55,7 +55,7 @@ export class TokenVerifier {
         ...(claims.email ? { email: claims.email } : {}),
         level: claims.admin ? ACCESS_LEVEL.ADMIN : ACCESS_LEVEL.LOGGED_IN,
       },
-      { secret: this.config.jwtSecret, algorithm: 'HS256', expiresIn: claims.ttlSeconds },
+      { secret: this.config.jwtSecret ?? undefined, algorithm: 'HS256', expiresIn: claims.ttlSeconds },
     );
   }
 }

@@ -1,11 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+import { UsageError } from '../common/errors.js';
 
 /** node:util parseArgs with our error type, so every command reports bad flags the same way. */
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, { allowPositionals = true } = {}) {

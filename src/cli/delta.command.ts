@@ -1,14 +1,15 @@
 import { PlatformError } from '../common/errors.js';
 import { applyDelta } from '../modules/diff/delta/apply-delta.js';
 import { createDelta } from '../modules/diff/delta/create-delta.js';
+import { processIo, type CommandIo } from './command-io.js';
 
 const USAGE = ['Usage:', '  tb delta create OLD.zip NEW.zip PATCH', '  tb delta apply OLD.zip PATCH OUT.zip'].join('\n');
 
 /** `tb delta create|apply …`: the registry's delta code, run locally. Returns the process exit code. */
-export async function runDeltaCommand(argv: string[]): Promise<number> {
+export async function runDeltaCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   const [action, ...paths] = argv;
   if ((action !== 'create' && action !== 'apply') || paths.length !== 3) {
-    process.stderr.write(`${USAGE}\n`);
+    io.err(USAGE);
     return 2;
   }
   try {
@@ -16,7 +17,7 @@ export async function runDeltaCommand(argv: string[]): Promise<number> {
       const started = performance.now();
       const summary = await createDelta(paths[0], paths[1], paths[2]);
       const percent = ((summary.patchSize / Math.max(summary.fullSize, 1)) * 100).toFixed(1);
-      process.stdout.write(
+      io.out(
         [
           `${paths[2]}: ${summary.patchSize} bytes, ${percent} % of ${summary.fullSize} (${summary.format})`,
           `files: ${summary.keptFiles} kept, ${summary.changedFiles} changed, ${summary.addedFiles} added, ${summary.deletedFiles} deleted`,
@@ -25,29 +26,29 @@ export async function runDeltaCommand(argv: string[]): Promise<number> {
           `target sha256: ${summary.targetSha256}`,
           `tree digest: ${summary.treeDigest}`,
           `time: ${((performance.now() - started) / 1000).toFixed(2)} s`,
-        ].join('\n') + '\n',
+        ].join('\n'),
       );
     } else {
       const started = performance.now();
       const result = await applyDelta(paths[0], paths[1], paths[2]);
-      process.stdout.write(
+      io.out(
         [
           `${result.outputPath}: ${result.size} bytes, ${result.entryCount} entries, every entry verified`,
           `sha256: ${result.sha256} (${result.byteIdentical ? 'identical to the target file' : 'equivalent archive: same contents and tree digest, different bytes'})`,
           `tree digest: ${result.treeDigest}`,
           `time: ${((performance.now() - started) / 1000).toFixed(2)} s`,
-        ].join('\n') + '\n',
+        ].join('\n'),
       );
     }
     return 0;
   } catch (error) {
     if (error instanceof PlatformError) {
-      process.stderr.write(`tb delta ${action}: ${error.message}\n`);
+      io.err(`tb delta ${action}: ${error.message}`);
       return 1;
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EACCES') {
-      process.stderr.write(`tb delta ${action}: ${(error as Error).message}\n`);
+      io.err(`tb delta ${action}: ${(error as Error).message}`);
       return 1;
     }
     throw error;

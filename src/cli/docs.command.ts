@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { DocsService } from '../modules/app-core/index.js';
-import { appCoreOptionsFrom } from '../services/app-core.service-module.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { appCoreOptionsFrom } from '../apps/app-core.app-module.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 
 const USAGE = `usage: tb docs init [--force] [--json]
@@ -28,7 +29,7 @@ export async function runDocsCommand(argv: string[], io: CommandIo = processIo()
     code: { type: 'boolean', default: false },
     'data-dir': { type: 'string' },
   });
-  const config = loadConfig(io.env, { dataDir: values['data-dir'], jwtSecretOptional: true });
+  const config = loadConfig(io.env, { dataDir: values['data-dir'] });
   const options = appCoreOptionsFrom(config);
   // The same defaults as AppCoreModule, so the CLI and the running core share one index file.
   const docs = new DocsService({

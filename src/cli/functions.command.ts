@@ -1,8 +1,9 @@
 import { loadConfig } from '../config/config.js';
 import { AppCoreService, FunctionRegistryService, Result, formatTestTable, testRunFailed, type FunctionDescription } from '../modules/app-core/index.js';
 import { ModsLoaderService } from '../modules/mods/index.js';
-import { withAppCore } from '../services/app-core.service-module.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { withAppCore } from '../apps/app-core.app-module.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 
 const USAGE = `usage: tb functions list [--json]
@@ -21,7 +22,7 @@ export async function runFunctionsCommand(argv: string[], io: CommandIo = proces
     'data-dir': { type: 'string' },
   });
   if (action !== 'list' && action !== 'run' && action !== 'test') throw new UsageError(USAGE);
-  const config = loadConfig(io.env, { dataDir: values['data-dir'], jwtSecretOptional: true });
+  const config = loadConfig(io.env, { dataDir: values['data-dir'] });
   const timeoutSeconds = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got "${values.timeout}")`);
   const call = action === 'run' ? parseCall(positionals, values.kwargs, values.args) : undefined;

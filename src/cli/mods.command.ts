@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { ModsClient } from '../modules/mods/index.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 
 const USAGE = `usage: tb mods install NAME[@RANGE] [--registry URL] [--token T]
@@ -20,13 +21,13 @@ export async function runModsCommand(argv: string[], io: CommandIo = processIo()
     changelog: { type: 'string' },
     'data-dir': { type: 'string' },
   });
-  const config = loadConfig(io.env, { dataDir: values['data-dir'], jwtSecretOptional: true });
+  const config = loadConfig(io.env, { dataDir: values['data-dir'] });
   const client = new ModsClient({
     registryUrl: values.registry ?? config.modsRegistry.url,
     token: values.token ?? config.modsRegistry.token,
     modsDir: config.appCore.modsDir,
     hostVersion: config.version,
-    zipLimits: config.zipLimits,
+    zipLimits: config.registry.zipLimits,
   });
   const print = (data: unknown, text: string) => io.out(values.json ? JSON.stringify(data) : text);
 

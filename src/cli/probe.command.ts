@@ -1,7 +1,8 @@
 import { loadConfig } from '../config/config.js';
 import { NetworkProbe } from '../modules/app-core/index.js';
-import { appCoreOptionsFrom } from '../services/app-core.service-module.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { appCoreOptionsFrom } from '../apps/app-core.app-module.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 
 /**
@@ -12,7 +13,7 @@ export async function runProbeCommand(argv: string[], io: CommandIo = processIo(
   const [action, ...rest] = argv;
   const { values } = parseCommandArgs(rest, { json: { type: 'boolean', default: false } }, { allowPositionals: false });
   if (action !== 'ping' && action !== 'geo') throw new UsageError('usage: tb probe ping|geo [--json]');
-  const probe = new NetworkProbe(appCoreOptionsFrom(loadConfig(io.env, { jwtSecretOptional: true })).probe);
+  const probe = new NetworkProbe(appCoreOptionsFrom(loadConfig(io.env)).probe);
   return reportingDomainErrors(io, async () => {
     if (action === 'ping') {
       const measurement = await probe.ping();

@@ -1,25 +1,24 @@
 import { NestFactory } from '@nestjs/core';
-import { loadConfig, type ConfigOverrides, type PlatformConfig } from '../config/config.js';
+import { loadConfig, type LoadConfigOptions, type PlatformConfig } from '../config/config.js';
 import { UsersService } from '../modules/registry/users.service.js';
-import { RegistryServiceModule } from '../services/registry.service-module.js';
-import { createHttpApp, listen } from '../services/create-http-app.js';
-import { UsageError, parseCommandArgs } from './cli-args.js';
+import { RegistryAppModule, registryHttpAppOptions } from '../apps/registry.app-module.js';
+import { createHttpApp, listen } from '../apps/create-http-app.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
+import { processIo, type CommandIo } from './command-io.js';
 import { parseWorkersFlag, runClustered } from '../cluster/run-clustered.js';
 import { migrateDatabase } from '../database/migrate.js';
 
 export async function startRegistry(config: PlatformConfig) {
-  const app = await createHttpApp(RegistryServiceModule.forRoot(config), config, {
-    title: 'Toolbox Platform — package and artifact registry',
-    description: 'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
-  });
-  const url = await listen(app, config, 'Registry');
+  const app = await createHttpApp(RegistryAppModule.forRoot(config), registryHttpAppOptions(config));
+  const url = await listen(app, config.registry, 'Registry');
   return { app, url };
 }
 
 /** Starts the registry in one process, or in `config.workers` processes sharing the port. */
 export async function serveRegistry(config: PlatformConfig, announce: (url: string) => void): Promise<void> {
   await runClustered({
-    workers: config.workers,
+    workers: config.registry.workers,
     prepare: async () => {
       await migrateDatabase(config.database);
     },
@@ -36,24 +35,29 @@ export function portFlag(value: string | undefined): number | undefined {
 }
 
 /** `tb registry [--port N] [--data-dir DIR] [--workers N|auto]` and `tb registry admins grant|revoke USER_ID`. */
-export async function runRegistryCommand(argv: string[]): Promise<number> {
-  if (argv[0] === 'admins') return runAdminsCommand(argv.slice(1));
+export async function runRegistryCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
+  if (argv[0] === 'admins') return runAdminsCommand(argv.slice(1), io);
   const { values } = parseCommandArgs(argv, { port: { type: 'string' }, 'data-dir': { type: 'string' }, workers: { type: 'string' } }, { allowPositionals: false });
-  const overrides: ConfigOverrides = { dataDir: values['data-dir'], port: portFlag(values.port), workers: parseWorkersFlag(values.workers) };
-  const config = loadConfig(process.env, overrides);
-  await serveRegistry(config, (url) => console.log(`Registry ready at ${url}/api/v1  (docs: ${url}/api/docs; ${config.workers} worker${config.workers === 1 ? '' : 's'})`));
+  const options: LoadConfigOptions = {
+    services: ['registry'],
+    dataDir: values['data-dir'],
+    port: portFlag(values.port),
+    workers: parseWorkersFlag(values.workers),
+  };
+  const config = loadConfig(io.env, options);
+  await serveRegistry(config, (url) => io.out(`Registry ready at ${url}/api/v1  (docs: ${url}/api/docs; ${config.registry.workers} worker${config.registry.workers === 1 ? '' : 's'})`));
   return -1;
 }
 
-async function runAdminsCommand(argv: string[]): Promise<number> {
+async function runAdminsCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { 'data-dir': { type: 'string' } });
   const [action, userId] = positionals;
   if ((action !== 'grant' && action !== 'revoke') || !userId) throw new UsageError('usage: tb registry admins grant|revoke USER_ID');
-  const config = loadConfig(process.env, { dataDir: values['data-dir'] });
-  const app = await NestFactory.createApplicationContext(RegistryServiceModule.forRoot(config), { logger: ['error', 'warn'] });
+  const config = loadConfig(io.env, { services: ['registry'], dataDir: values['data-dir'] });
+  const app = await NestFactory.createApplicationContext(RegistryAppModule.forRoot(config), { logger: ['error', 'warn'] });
   try {
     const user = await app.get(UsersService).setAdmin(userId, action === 'grant');
-    console.log(`${action === 'grant' ? 'Granted' : 'Revoked'} admin for platform user ${user.platformUserId}`);
+    io.out(`${action === 'grant' ? 'Granted' : 'Revoked'} admin for platform user ${user.platformUserId}`);
   } finally {
     await app.close();
   }

@@ -1,11 +1,13 @@
 import { JwtService } from '@nestjs/jwt';
 import { loadConfig } from '../config/config.js';
 import { TokenVerifier } from '../auth/token-verifier.js';
-import { UsageError, parseCommandArgs, parseDuration } from './cli-args.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs, parseDuration } from './cli-args.js';
+import { processIo, type CommandIo } from './command-io.js';
 import { ensurePersistedSecret } from './platform-secret.js';
 
 /** `tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]` prints a JWT signed with the configured secret. */
-export async function runTokenCommand(argv: string[]): Promise<number> {
+export async function runTokenCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
     {
@@ -19,12 +21,13 @@ export async function runTokenCommand(argv: string[]): Promise<number> {
     { allowPositionals: false },
   );
   if (!values.user || !values.username) throw new UsageError('usage: tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]');
-  const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? './data';
+  const dataDir = values['data-dir'];
   // Same secret `tb up` uses when PLATFORM_JWT_SECRET is unset.
-  const jwtSecret = process.env.PLATFORM_JWT_SECRET || (await ensurePersistedSecret(loadConfig({ ...process.env, PLATFORM_JWT_SECRET: 'x'.repeat(32) }, { dataDir }).dataDir));
-  const config = loadConfig(process.env, { dataDir, jwtSecret });
+  const shared = loadConfig(io.env, { dataDir });
+  const jwtSecret = shared.jwtSecret ?? (await ensurePersistedSecret(shared.dataDir));
+  const config = loadConfig(io.env, { dataDir, jwtSecret, services: ['registry'] });
   const verifier = new TokenVerifier(new JwtService({}), config);
-  console.log(
+  io.out(
     verifier.sign({ userId: values.user, username: values.username, email: values.email, admin: values.admin, ttlSeconds: parseDuration(values.ttl!) }),
   );
   return 0;

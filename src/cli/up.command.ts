@@ -1,5 +1,6 @@
 import { loadConfig } from '../config/config.js';
 import { parseCommandArgs } from './cli-args.js';
+import { processIo, type CommandIo } from './command-io.js';
 import { ensurePersistedSecret } from './platform-secret.js';
 import { portFlag, serveRegistry } from './registry.command.js';
 import { parseWorkersFlag } from '../cluster/run-clustered.js';
@@ -8,13 +9,19 @@ import { parseWorkersFlag } from '../cluster/run-clustered.js';
  * `tb up` (`npm start`): the platform on its embedded defaults — SQLite, local object storage, the
  * in-process queue — with a generated secret kept in the data directory when none is configured.
  */
-export async function runUpCommand(argv: string[]): Promise<number> {
+export async function runUpCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   const { values } = parseCommandArgs(argv, { port: { type: 'string' }, 'data-dir': { type: 'string' }, workers: { type: 'string' } }, { allowPositionals: false });
-  const probe = loadConfig({ ...process.env, PLATFORM_JWT_SECRET: 'x'.repeat(32) }, { dataDir: values['data-dir'] });
-  const jwtSecret = process.env.PLATFORM_JWT_SECRET || (await ensurePersistedSecret(probe.dataDir));
-  const config = loadConfig(process.env, { dataDir: values['data-dir'], port: portFlag(values.port), workers: parseWorkersFlag(values.workers), jwtSecret });
+  const shared = loadConfig(io.env, { dataDir: values['data-dir'] });
+  const jwtSecret = shared.jwtSecret ?? (await ensurePersistedSecret(shared.dataDir));
+  const config = loadConfig(io.env, {
+    services: ['registry'],
+    dataDir: values['data-dir'],
+    port: portFlag(values.port),
+    workers: parseWorkersFlag(values.workers),
+    jwtSecret,
+  });
   await serveRegistry(config, (url) =>
-    console.log(`Toolbox Platform is up.
+    io.out(`Toolbox Platform is up.
   Registry   ${url}/api/v1   (Swagger UI ${url}/api/docs)
   Data       ${config.dataDir} (${config.database.type}, objects in ${config.storage.primary})
   Get a token: npx tb token --user 1 --username you --data-dir ${config.dataDir}`),

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { MemoryCounterStore } from '../counters/counter-store.js';
 import { applyCounterFlush } from './cluster-counter-store.js';
-import { UsageError } from '../cli/cli-args.js';
+import { UsageError } from '../common/errors.js';
 
 export interface ClusterOptions {
   workers: number;

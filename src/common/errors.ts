@@ -38,3 +38,14 @@ export class PlatformError extends Error {
     return ERROR_STATUS[this.code];
   }
 }
+
+/**
+ * A command or flag used wrongly (`tb` prints the message and exits 2). Here rather than in src/cli so
+ * code the CLI calls (the cluster runner's `--workers` parsing) can throw it without importing the CLI.
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

@@ -1,7 +1,10 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ERROR_STATUS, PlatformError, type ErrorCode, type FieldError } from './errors.js';
+import { errorBody, type DescribedError, type ErrorFormat } from './error-formats.js';
+import { ERROR_STATUS, PlatformError, type ErrorCode } from './errors.js';
 import { requestIdOf } from './request-id.middleware.js';
+
+export type { ErrorFormat } from './error-formats.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -17,46 +20,31 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-export interface ErrorBody {
-  code: ErrorCode;
-  message: string;
-  detail: string;
-  request_id: string;
-  errors?: FieldError[];
-}
-
 /**
- * The one place where errors become HTTP: domain codes map to statuses, the body has the wire shape
- * `{code, message, detail, request_id[, errors]}`, and a 500 never leaks internals (logged once).
+ * The one place where errors become HTTP: domain codes map to statuses, the service's format
+ * (error-formats.ts) shapes the body, and a 500 never leaks internals (logged once).
  */
 @Catch()
 export class PlatformExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly format: ErrorFormat = 'registry') {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const context = host.switchToHttp();
     const request = context.getRequest<Request>();
     const response = context.getResponse<Response>();
-    const requestId = requestIdOf(request);
-    const { status, body } = this.describe(exception, requestId, request);
+    const described = this.describe(exception, requestIdOf(request), request);
     if (response.headersSent) {
       response.destroy();
       return;
     }
-    response.status(status).json(body);
+    response.status(described.status).json(errorBody(this.format, described));
   }
 
-  private describe(exception: unknown, requestId: string, request: Request): { status: number; body: ErrorBody } {
-    const body = (code: ErrorCode, message: string, errors?: FieldError[]): ErrorBody => ({
-      code,
-      message,
-      detail: message,
-      request_id: requestId,
-      ...(errors && errors.length > 0 ? { errors } : {}),
-    });
-
+  private describe(exception: unknown, requestId: string, request: Request): DescribedError {
     if (exception instanceof PlatformError) {
-      return { status: exception.status, body: body(exception.code, exception.message, exception.fieldErrors) };
+      return { status: exception.status, code: exception.code, message: exception.message, requestId, errors: exception.fieldErrors };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -68,22 +56,25 @@ export class PlatformExceptionFilter implements ExceptionFilter {
         message = Array.isArray(inner) ? inner.join('; ') : String(inner);
       }
       if (status === 404 && message.startsWith('Cannot ')) message = `No route for ${request.method} ${request.path}`;
-      if (status >= 500) return this.internal(exception, requestId, body);
-      return { status, body: body(code, message) };
+      if (status >= 500) return this.internal(exception, requestId);
+      // Nest wraps body-parser's errors in a BadRequestException with the original as cause.
+      const parseError = (exception.cause as { type?: string } | undefined)?.type === 'entity.parse.failed';
+      return { status, code, message, requestId, ...(parseError ? { parseError } : {}) };
     }
     const errno = exception as { type?: string; status?: number; message?: string };
     // body-parser errors (malformed JSON, oversized bodies) carry a status and a type.
     if (typeof errno?.status === 'number' && errno.status >= 400 && errno.status < 500) {
       const code = CODE_BY_STATUS[errno.status] ?? 'BAD_REQUEST';
-      const message = errno.type === 'entity.parse.failed' ? 'Request body is not valid JSON' : (errno.message ?? 'Bad request');
-      return { status: ERROR_STATUS[code], body: body(code, message) };
+      const parseError = errno.type === 'entity.parse.failed';
+      const message = parseError ? 'Request body is not valid JSON' : (errno.message ?? 'Bad request');
+      return { status: ERROR_STATUS[code], code, message, requestId, ...(parseError ? { parseError } : {}) };
     }
-    return this.internal(exception, requestId, body);
+    return this.internal(exception, requestId);
   }
 
-  private internal(exception: unknown, requestId: string, body: (code: ErrorCode, message: string) => ErrorBody) {
+  private internal(exception: unknown, requestId: string): DescribedError {
     const error = exception as Error;
     this.logger.error(`request ${requestId}: ${error?.stack ?? String(exception)}`);
-    return { status: 500, body: body('INTERNAL_ERROR', `Internal server error (request ${requestId})`) };
+    return { status: 500, code: 'INTERNAL_ERROR', message: `Internal server error (request ${requestId})`, requestId };
   }
 }

@@ -12,20 +12,24 @@ export interface DatabaseConfig {
   location: string;
 }
 
-export interface PlatformConfig {
-  version: string;
+/** Where a service listens. */
+export interface ListenConfig {
   host: string;
   port: number;
-  dataDir: string;
-  database: DatabaseConfig;
-  redisUrl: string | null;
-  /** Prefix for every Redis key and Bull queue this process uses (lets tests share one Redis). */
-  redisPrefix: string;
-  jwtSecret: string;
-  authUrl: string | null;
-  debug: boolean;
+}
+
+/** A pool of worker processes on consecutive ports from `basePort`. */
+export interface WorkerPoolConfig {
+  host: string;
+  basePort: number;
+  count: number;
+}
+
+/** The package and artifact registry (seed 01): `tb registry`, `tb up`. */
+export interface RegistryConfig extends ListenConfig {
+  /** Processes sharing the port (REGISTRY_WORKERS or WORKERS, `--workers`; `auto` = one per core). */
+  workers: number;
   publicBaseUrl: string | null;
-  storage: { primary: string; mirrors: string[] };
   signedUrlTtlSeconds: number;
   uploadMaxBytes: number;
   zipLimits: ZipLimits;
@@ -34,9 +38,52 @@ export interface PlatformConfig {
   requireVerifiedPublisher: boolean;
   deltaPreviousVersions: number;
   deltaInlineMaxBytes: number;
+}
+
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+export interface LogConfig {
+  /** LOG_FORMAT: `pretty` for a person, `json` for a collector; `auto` = pretty when stdout is a terminal. */
+  format: (typeof LOG_FORMATS)[number];
+  /** LOG_LEVEL: `info` by default, `debug` when DEBUG is on. */
+  level: (typeof LOG_LEVELS)[number];
+}
+
+/**
+ * The platform's configuration: the infrastructure every service shares (data directory, database, Redis,
+ * object storage, logs, the platform secret), then one section per service with its own host and port.
+ */
+export interface PlatformConfig {
+  version: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  redisUrl: string | null;
+  /** Prefix for every Redis key and Bull queue this process uses (lets tests share one Redis). */
+  redisPrefix: string;
+  storage: { primary: string; mirrors: string[] };
+  debug: boolean;
+  log: LogConfig;
   runMigrations: boolean;
-  /** Worker processes of an HTTP service (WORKERS, `--workers`; `auto` = one per core). */
-  workers: number;
+  /**
+   * PLATFORM_JWT_SECRET, the HS256 secret shared with the platform auth module; null when unset, which
+   * loadConfig allows only when none of the services it was asked for needs it (see SERVICE_REQUIREMENTS).
+   */
+  jwtSecret: string | null;
+  authUrl: string | null;
+  /** The services this configuration was validated for (what `services` asked loadConfig to check). */
+  services: ServiceName[];
+  registry: RegistryConfig;
+  /** HTTP workers serving `/api/{module}/{function}` (seed 02 B). */
+  httpWorker: WorkerPoolConfig;
+  /** WebSocket workers (seed 02 C). */
+  wsWorker: WorkerPoolConfig;
+  /** The worker manager and its admin UI (seed 02 C: 127.0.0.1:9005). */
+  manager: ListenConfig;
+  /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
+  mcp: ListenConfig;
+  /** The model gateway (seed 03 A). */
+  gateway: ListenConfig;
   /** The application core (seed 03 C): app id, installed mods, network probe and `runHttp`. */
   appCore: {
     /** APP_ID; `testOnly` functions register only when it contains `test`. */
@@ -57,6 +104,51 @@ export interface PlatformConfig {
   };
   /** The registry `tb mods` installs from and publishes to (TB_REGISTRY_URL, TB_TOKEN). */
   modsRegistry: { url: string; token: string | null };
+}
+
+export const SERVICE_NAMES = ['registry', 'httpWorker', 'wsWorker', 'manager', 'mcp', 'gateway'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/**
+ * The settings a service cannot start without, beyond what has a default. The registry verifies platform
+ * JWTs and signs download URLs; the workers verify the same tokens and sign session cookies. The manager,
+ * MCP transport and gateway authenticate with their own API keys (their issues add what they need).
+ */
+const SERVICE_REQUIREMENTS: Record<ServiceName, Array<'jwtSecret'>> = {
+  registry: ['jwtSecret'],
+  httpWorker: ['jwtSecret'],
+  wsWorker: ['jwtSecret'],
+  manager: [],
+  mcp: [],
+  gateway: [],
+};
+
+const SERVICE_LABEL: Record<ServiceName, string> = {
+  registry: 'the registry',
+  httpWorker: 'the HTTP workers',
+  wsWorker: 'the WebSocket workers',
+  manager: 'the worker manager',
+  mcp: 'the MCP transport',
+  gateway: 'the model gateway',
+};
+
+/** What is missing for `services` to run on `config` (empty when nothing is). */
+export function missingRequirements(config: Pick<PlatformConfig, 'jwtSecret'>, services: readonly ServiceName[]): string[] {
+  const needSecret = services.filter((service) => SERVICE_REQUIREMENTS[service].includes('jwtSecret'));
+  if (needSecret.length === 0 || config.jwtSecret) return [];
+  return [`PLATFORM_JWT_SECRET is required by ${needSecret.map((service) => SERVICE_LABEL[service]).join(', ')}: the HS256 secret shared with the platform auth module`];
+}
+
+/** The platform secret for a component that cannot work without one: never signs with an empty or made-up secret. */
+export function requireJwtSecret(config: Pick<PlatformConfig, 'jwtSecret'>, usedFor: string): string {
+  if (!config.jwtSecret) throw new ConfigError([`PLATFORM_JWT_SECRET is required for ${usedFor}`]);
+  return config.jwtSecret;
+}
+
+/** Fails with the configuration error loadConfig would have given when `config` was not validated for `service`. */
+export function assertConfiguredFor(config: PlatformConfig, service: ServiceName): void {
+  const problems = missingRequirements(config, [service]);
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 export class ConfigError extends Error {
@@ -122,33 +214,59 @@ class EnvironmentReader {
     return value;
   }
 
+  port(name: string, fallback: number): number {
+    return this.integer(name, fallback, { min: 0, max: 65535 });
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.string(name);
+    if (raw === null) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  }
+
+  /** `<PREFIX>_HOST`, `<PREFIX>_PORT` (the first port) and `<PREFIX>S` (how many). */
+  workerPool(prefix: string, basePort: number, count: number): { host: string; basePort: number; count: number } {
+    return {
+      host: this.string(`${prefix}_HOST`) ?? '127.0.0.1',
+      basePort: this.port(`${prefix}_PORT`, basePort),
+      count: this.integer(`${prefix}S`, count, { min: 1, max: 64 }),
+    };
+  }
+
   list(name: string): string[] {
     const raw = this.string(name);
     return raw === null ? [] : raw.split(',').map((item) => item.trim()).filter(Boolean);
   }
 }
 
-export interface ConfigOverrides {
+export interface LoadConfigOptions {
+  /**
+   * The services this process runs: their required settings (the platform secret …) must be present.
+   * Commands that verify and sign no token (`tb mods`, `tb functions`, `tb docs`, `tb db`) pass none.
+   */
+  services?: readonly ServiceName[];
+  /** The registry's port (`--port`). */
   port?: number;
   dataDir?: string;
+  /** The registry's process count (`--workers`). */
   workers?: number;
-  /** Lets `tb up` supply a generated secret without writing it into the environment. */
+  /** Lets `tb up` and `tb token` supply the secret persisted in the data directory without writing it into the environment. */
   jwtSecret?: string;
-  /** Commands that verify and sign no token (`tb mods`, `tb functions`) run without PLATFORM_JWT_SECRET. */
-  jwtSecretOptional?: boolean;
 }
 
-export function loadConfig(env: Environment = process.env, overrides: ConfigOverrides = {}): PlatformConfig {
+export function loadConfig(env: Environment = process.env, options: LoadConfigOptions = {}): PlatformConfig {
   const read = new EnvironmentReader(env);
-  const dataDir = resolve(overrides.dataDir ?? read.string('DATA_DIR') ?? './data');
-  const port = overrides.port ?? read.integer('PORT', 4025, { min: 0, max: 65535 });
+  const services = [...(options.services ?? [])];
+  const dataDir = resolve(options.dataDir ?? read.string('DATA_DIR') ?? './data');
+  // PORT and HOST stay the registry's, as before services had sections.
+  const registryHost = read.string('REGISTRY_HOST') ?? read.string('HOST') ?? '0.0.0.0';
+  const registryPort = options.port ?? read.port(read.string('REGISTRY_PORT') === null ? 'PORT' : 'REGISTRY_PORT', 4025);
 
-  const jwtSecret = overrides.jwtSecret ?? read.string('PLATFORM_JWT_SECRET');
-  if (!jwtSecret) {
-    if (!overrides.jwtSecretOptional) read.problems.push('PLATFORM_JWT_SECRET is required: the HS256 secret shared with the platform auth module');
-  } else if (jwtSecret.length < 16) {
-    read.problems.push('PLATFORM_JWT_SECRET must be at least 16 characters long');
-  }
+  const jwtSecret = options.jwtSecret ?? read.string('PLATFORM_JWT_SECRET');
+  if (jwtSecret && jwtSecret.length < 16) read.problems.push('PLATFORM_JWT_SECRET must be at least 16 characters long');
+  read.problems.push(...missingRequirements({ jwtSecret }, services));
 
   const database = parseDatabaseUrl(read.string('DATABASE_URL'), dataDir, read.problems);
   const redisUrl = read.string('REDIS_URL');
@@ -164,41 +282,56 @@ export function loadConfig(env: Environment = process.env, overrides: ConfigOver
 
   const publicBaseUrl = read.string('PUBLIC_BASE_URL');
   if (publicBaseUrl && !/^https?:\/\//.test(publicBaseUrl)) read.problems.push('PUBLIC_BASE_URL must be an http(s) URL');
+  const debug = read.boolean('DEBUG', false);
 
   const config: PlatformConfig = {
     version: read.string('npm_package_version') ?? '0.1.0',
-    host: read.string('HOST') ?? '0.0.0.0',
-    port,
     dataDir,
     database,
     redisUrl,
     redisPrefix: read.string('REDIS_PREFIX') ?? 'tb',
-    jwtSecret: jwtSecret ?? '',
-    authUrl: read.string('PLATFORM_AUTH_URL'),
-    debug: read.boolean('DEBUG', false),
-    publicBaseUrl: publicBaseUrl?.replace(/\/+$/, '') ?? null,
     storage: { primary, mirrors },
-    signedUrlTtlSeconds: read.integer('SIGNED_URL_TTL_SECONDS', 600, { min: 1, max: 7 * 24 * 3600 }),
-    uploadMaxBytes: read.integer('UPLOAD_MAX_BYTES', 100 * MiB, { min: 1 }),
-    zipLimits: {
-      maxEntries: read.integer('ZIP_MAX_ENTRIES', DEFAULT_ZIP_LIMITS.maxEntries, { min: 1 }),
-      maxTotalUncompressedBytes: read.integer('ZIP_MAX_UNCOMPRESSED_BYTES', DEFAULT_ZIP_LIMITS.maxTotalUncompressedBytes, { min: 1 }),
-      maxEntryRatio: read.number('ZIP_MAX_ENTRY_RATIO', DEFAULT_ZIP_LIMITS.maxEntryRatio, { min: 1 }),
-      entryRatioFloorBytes: read.integer('ZIP_ENTRY_RATIO_FLOOR_BYTES', DEFAULT_ZIP_LIMITS.entryRatioFloorBytes, { min: 0 }),
-      maxNameLength: read.integer('ZIP_MAX_NAME_LENGTH', DEFAULT_ZIP_LIMITS.maxNameLength, { min: 1, max: 4096 }),
-      maxArchiveRatio: read.number('ZIP_MAX_ARCHIVE_RATIO', DEFAULT_ZIP_LIMITS.maxArchiveRatio, { min: 1 }),
-      archiveRatioThresholdBytes: read.integer('ZIP_ARCHIVE_RATIO_THRESHOLD_BYTES', DEFAULT_ZIP_LIMITS.archiveRatioThresholdBytes, { min: 0 }),
+    debug,
+    log: {
+      format: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
+      level: read.oneOf('LOG_LEVEL', LOG_LEVELS, debug ? 'debug' : 'info'),
     },
-    rateLimit: {
-      anonPerHour: read.integer('RATE_LIMIT_ANON_PER_HOUR', 100, { min: 1 }),
-      authPerHour: read.integer('RATE_LIMIT_AUTH_PER_HOUR', 1000, { min: 1 }),
-    },
-    adminUsers: read.list('REGISTRY_ADMIN_USERS'),
-    requireVerifiedPublisher: read.boolean('REGISTRY_REQUIRE_VERIFIED_PUBLISHER', false),
-    deltaPreviousVersions: read.integer('DELTA_PREVIOUS_VERSIONS', 3, { min: 0, max: 50 }),
-    deltaInlineMaxBytes: read.integer('DELTA_INLINE_MAX_BYTES', 32 * MiB, { min: 0 }),
     runMigrations: read.boolean('RUN_MIGRATIONS', true),
-    workers: overrides.workers ?? read.workers('WORKERS'),
+    jwtSecret: jwtSecret ?? null,
+    authUrl: read.string('PLATFORM_AUTH_URL'),
+    services,
+    registry: {
+      host: registryHost,
+      port: registryPort,
+      workers: options.workers ?? read.workers(read.string('REGISTRY_WORKERS') === null ? 'WORKERS' : 'REGISTRY_WORKERS'),
+      publicBaseUrl: publicBaseUrl?.replace(/\/+$/, '') ?? null,
+      signedUrlTtlSeconds: read.integer('SIGNED_URL_TTL_SECONDS', 600, { min: 1, max: 7 * 24 * 3600 }),
+      uploadMaxBytes: read.integer('UPLOAD_MAX_BYTES', 100 * MiB, { min: 1 }),
+      zipLimits: {
+        maxEntries: read.integer('ZIP_MAX_ENTRIES', DEFAULT_ZIP_LIMITS.maxEntries, { min: 1 }),
+        maxTotalUncompressedBytes: read.integer('ZIP_MAX_UNCOMPRESSED_BYTES', DEFAULT_ZIP_LIMITS.maxTotalUncompressedBytes, { min: 1 }),
+        maxEntryRatio: read.number('ZIP_MAX_ENTRY_RATIO', DEFAULT_ZIP_LIMITS.maxEntryRatio, { min: 1 }),
+        entryRatioFloorBytes: read.integer('ZIP_ENTRY_RATIO_FLOOR_BYTES', DEFAULT_ZIP_LIMITS.entryRatioFloorBytes, { min: 0 }),
+        maxNameLength: read.integer('ZIP_MAX_NAME_LENGTH', DEFAULT_ZIP_LIMITS.maxNameLength, { min: 1, max: 4096 }),
+        maxArchiveRatio: read.number('ZIP_MAX_ARCHIVE_RATIO', DEFAULT_ZIP_LIMITS.maxArchiveRatio, { min: 1 }),
+        archiveRatioThresholdBytes: read.integer('ZIP_ARCHIVE_RATIO_THRESHOLD_BYTES', DEFAULT_ZIP_LIMITS.archiveRatioThresholdBytes, { min: 0 }),
+      },
+      rateLimit: {
+        anonPerHour: read.integer('RATE_LIMIT_ANON_PER_HOUR', 100, { min: 1 }),
+        authPerHour: read.integer('RATE_LIMIT_AUTH_PER_HOUR', 1000, { min: 1 }),
+      },
+      adminUsers: read.list('REGISTRY_ADMIN_USERS'),
+      requireVerifiedPublisher: read.boolean('REGISTRY_REQUIRE_VERIFIED_PUBLISHER', false),
+      deltaPreviousVersions: read.integer('DELTA_PREVIOUS_VERSIONS', 3, { min: 0, max: 50 }),
+      deltaInlineMaxBytes: read.integer('DELTA_INLINE_MAX_BYTES', 32 * MiB, { min: 0 }),
+    },
+    // Workers and the manager sit behind the reverse proxy, the MCP transport and gateway behind their
+    // operator's choice: all listen on loopback unless told otherwise.
+    httpWorker: read.workerPool('HTTP_WORKER', 8000, 1),
+    wsWorker: read.workerPool('WS_WORKER', 8100, 1),
+    manager: { host: read.string('MANAGER_HOST') ?? '127.0.0.1', port: read.port('MANAGER_PORT', 9005) },
+    mcp: { host: read.string('MCP_HOST') ?? '127.0.0.1', port: read.port('MCP_PORT', 8765) },
+    gateway: { host: read.string('GATEWAY_HOST') ?? '127.0.0.1', port: read.port('GATEWAY_PORT', 4000) },
     appCore: {
       appId: read.string('APP_ID') ?? 'toolbox',
       modsDir: resolve(read.string('MODS_DIR') ?? join(dataDir, 'mods')),
@@ -219,7 +352,6 @@ export function loadConfig(env: Environment = process.env, overrides: ConfigOver
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }
-
 function parseDatabaseUrl(url: string | null, dataDir: string, problems: string[]): DatabaseConfig {
   if (!url) return { type: 'sqlite', location: join(dataDir, 'platform.sqlite') };
   if (/^mysql:\/\//.test(url) || /^mariadb:\/\//.test(url)) {

@@ -1,17 +1,15 @@
-import { Controller, Get, Head, HttpCode, Inject, Optional, Res } from '@nestjs/common';
+import { Controller, Get, Head, HttpCode, Inject, Res, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { SkipRateLimit } from '../auth/rate-limit.guard.js';
 import type { Response } from 'express';
-import type { Redis } from 'ioredis';
-import { DataSource } from 'typeorm';
 import { Public } from '../auth/access.decorators.js';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
 import type { PlatformConfig } from '../config/config.js';
-import { REDIS_CLIENT } from '../counters/counters.module.js';
-import { JOB_QUEUE, type JobQueue } from '../queue/job-queue.js';
-import { StorageService } from '../storage/storage.service.js';
+import { SkipRateLimit } from '../rate-limit/rate-limit.guard.js';
+import type { ReadinessCheck } from './readiness-checks.js';
 
+export const HEALTH_CHECKS = Symbol('HEALTH_CHECKS');
 const startedAt = Date.now();
 const CHECK_TIMEOUT_MS = 3000;
 
@@ -19,15 +17,26 @@ const CHECK_TIMEOUT_MS = 3000;
 @Public()
 @SkipRateLimit()
 @Controller()
-export class HealthController {
+export class HealthController implements OnModuleInit {
   constructor(
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
-    private readonly dataSource: DataSource,
-    private readonly storage: StorageService,
+    @Inject(HEALTH_CHECKS) private readonly checks: ReadinessCheck[],
+    private readonly modules: ModuleRef,
     private readonly indicators: HealthIndicatorService,
-    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
-    @Optional() @Inject(REDIS_CLIENT) private readonly redis: Redis | null,
   ) {}
+
+  /** A listed check whose dependency the service does not provide is a wiring mistake: fail at start-up, not at /ready. */
+  onModuleInit(): void {
+    for (const { name, requires = [] } of this.checks) {
+      for (const token of requires) {
+        try {
+          this.modules.get(token as never, { strict: false });
+        } catch {
+          throw new Error(`HealthModule: the "${name}" readiness check needs ${String((token as { name?: string }).name ?? token)}, which this service does not provide`);
+        }
+      }
+    }
+  }
 
   @Get(['health', 'api/v1/health'])
   @ApiOkResponse({ description: 'Liveness', schema: { example: { status: 'ok', version: '0.1.0', uptime_seconds: 12 } } })
@@ -39,17 +48,21 @@ export class HealthController {
   @HttpCode(200)
   healthHead(): void {}
 
-  /** Readiness: the database, the primary object store, the job queue and Redis (when configured) answer. */
+  /** Readiness: every dependency the service listed (HealthModule.forRoot) answers; an unconfigured one is left out. */
   @Get(['ready', 'api/v1/ready'])
   @ApiOkResponse({ description: 'Every dependency answers' })
   @ApiServiceUnavailableResponse({ description: 'Names each dependency that failed' })
   async ready(@Res({ passthrough: true }) response: Response) {
-    const checks = [
-      this.indicators.check('database').attempt(() => this.dataSource.query('SELECT 1')).withTimeout(CHECK_TIMEOUT_MS),
-      this.indicators.check('storage').attempt(() => this.storage.primary.health()).withTimeout(CHECK_TIMEOUT_MS),
-      this.indicators.check('queue').attempt(() => this.queue.health()).withTimeout(CHECK_TIMEOUT_MS),
-      ...(this.redis ? [this.indicators.check('redis').attempt(async () => { await this.redis!.ping(); }).withTimeout(CHECK_TIMEOUT_MS)] : []),
-    ];
+    const checks = this.checks.map(async ({ name, check }) => {
+      let skipped = false;
+      const result = await this.indicators
+        .check(name)
+        .attempt(async () => {
+          skipped = (await check(this.modules)) === 'skip';
+        })
+        .withTimeout(CHECK_TIMEOUT_MS);
+      return skipped ? {} : result;
+    });
     const results = await Promise.all(checks);
     const details: Record<string, { status: string; message?: string }> = {};
     for (const result of results) Object.assign(details, result);

@@ -1,6 +1,23 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { HealthController } from './health.controller.js';
+import { HEALTH_CHECKS, HealthController } from './health.controller.js';
+import { BUILT_IN_CHECKS, type BuiltInCheckName, type ReadinessCheck } from './readiness-checks.js';
 
-@Module({ imports: [TerminusModule], controllers: [HealthController] })
-export class HealthModule {}
+export interface HealthOptions {
+  /** What readiness tests, in order: built-in names (`database`, `storage`, `queue`, `redis`) or the service's own checks. */
+  checks: Array<BuiltInCheckName | ReadinessCheck>;
+}
+
+/** `/health` (liveness) and `/ready` (the service's dependencies), plus their `/api/v1/…` aliases. */
+@Module({})
+export class HealthModule {
+  static forRoot(options: HealthOptions): DynamicModule {
+    const checks = options.checks.map((check) => (typeof check === 'string' ? BUILT_IN_CHECKS[check] : check));
+    return {
+      module: HealthModule,
+      imports: [TerminusModule],
+      controllers: [HealthController],
+      providers: [{ provide: HEALTH_CHECKS, useValue: checks }],
+    };
+  }
+}

@@ -15,13 +15,13 @@ export class DownloadUrls {
   ) {}
 
   get ttlSeconds(): number {
-    return this.config.signedUrlTtlSeconds;
+    return this.config.registry.signedUrlTtlSeconds;
   }
 
   /** `baseUrl` is the request's own origin; PUBLIC_BASE_URL wins when the platform sits behind a proxy. */
   signedUrl(storageKey: string, baseUrl: string): string {
     const path = `${FILES_PATH}${storageKey}`;
-    const { query } = this.signer.sign(path, this.config.signedUrlTtlSeconds);
-    return `${this.config.publicBaseUrl ?? baseUrl}${path}?${query}`;
+    const { query } = this.signer.sign(path, this.config.registry.signedUrlTtlSeconds);
+    return `${this.config.registry.publicBaseUrl ?? baseUrl}${path}?${query}`;
   }
 }

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { requireJwtSecret, type PlatformConfig } from '../config/config.js';
 import { createObjectStore } from './object-store.factory.js';
 import { StorageService } from './storage.service.js';
 import { OBJECT_STORES } from './storage.tokens.js';
@@ -15,7 +15,7 @@ import { DownloadUrls } from './download-urls.js';
       inject: [PLATFORM_CONFIG],
       useFactory: (config: PlatformConfig) => [config.storage.primary, ...config.storage.mirrors].map(createObjectStore),
     },
-    { provide: UrlSigner, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new UrlSigner(config.jwtSecret) },
+    { provide: UrlSigner, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new UrlSigner(requireJwtSecret(config, 'signed download URLs')) },
     StorageService,
     DownloadUrls,
   ],

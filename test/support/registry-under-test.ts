@@ -7,8 +7,8 @@ import { JwtService } from '@nestjs/jwt';
 import { TokenVerifier } from '../../src/auth/token-verifier.js';
 import { loadConfig, type PlatformConfig } from '../../src/config/config.js';
 import { JOB_QUEUE, type JobQueue } from '../../src/queue/job-queue.js';
-import { createHttpApp } from '../../src/services/create-http-app.js';
-import { RegistryServiceModule } from '../../src/services/registry.service-module.js';
+import { createHttpApp } from '../../src/apps/create-http-app.js';
+import { RegistryAppModule, registryHttpAppOptions } from '../../src/apps/registry.app-module.js';
 import type { Backend } from './backends.js';
 import { ApiClient } from './api-client.js';
 
@@ -47,8 +47,8 @@ export async function startRegistry(backend: Backend, env: Record<string, string
     RATE_LIMIT_AUTH_PER_HOUR: '100000',
     ...provisioned.env,
     ...env,
-  });
-  const app = await createHttpApp(RegistryServiceModule.forRoot(config), config, { title: 'test', description: 'test', logger: ['error'] });
+  }, { services: ['registry'] });
+  const app = await createHttpApp(RegistryAppModule.forRoot(config), { ...registryHttpAppOptions(config), logger: ['error'] });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;

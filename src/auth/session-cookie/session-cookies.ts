@@ -39,7 +39,10 @@ export class SessionCookies {
     this.cookieName = cookie.name ?? 'tb_session';
     this.maxAgeSeconds = cookie.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS;
     this.secure = cookie.secure ?? true;
-    this.token = new SessionToken(cookie.secret ?? config.jwtSecret);
+    const secret = cookie.secret ?? config.jwtSecret;
+    // The services that issue sessions (the workers) require PLATFORM_JWT_SECRET in their configuration.
+    if (!secret) throw new Error('Session cookies need a secret: set PLATFORM_JWT_SECRET (or sessionCookie.secret)');
+    this.token = new SessionToken(secret);
   }
 
   issue(user: { userId: string; username: string; level: number; email?: string | null }, nowSeconds = Math.floor(Date.now() / 1000)): IssuedSession {

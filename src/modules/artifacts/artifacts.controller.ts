@@ -119,7 +119,7 @@ export class ArtifactsController {
       request.resume();
       throw error;
     }
-    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
+    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { artifact: updated, version, build } = await this.builds.upload(caller, artifact, body);
       return {

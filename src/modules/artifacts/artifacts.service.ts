@@ -52,7 +52,7 @@ export class ArtifactsService {
     // Same gate as packages: a publisher, not suspended.
     const publisher = await this.packages.publishingPublisher(caller);
     // Artifacts are always public, so the "public needs verified" rule applies to every one of them.
-    if (this.config.requireVerifiedPublisher && publisher.verificationStatus !== 'verified') {
+    if (this.config.registry.requireVerifiedPublisher && publisher.verificationStatus !== 'verified') {
       throw new PlatformError('FORBIDDEN', 'Artifacts are public and require a verified publisher on this registry (REGISTRY_REQUIRE_VERIFIED_PUBLISHER)');
     }
     const nameLower = input.name.toLowerCase();

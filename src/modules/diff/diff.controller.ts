@@ -145,7 +145,7 @@ export class DiffController {
   }
 
   private respond(request: Request, response: Response, outcome: DiffOutcome) {
-    const baseUrl = this.config.publicBaseUrl ?? baseUrlOf(request);
+    const baseUrl = this.config.registry.publicBaseUrl ?? baseUrlOf(request);
     if (outcome.state === 'ready') {
       response.status(200);
       return diffInfoView(outcome.pkg, outcome.delta, baseUrl);

@@ -77,7 +77,7 @@ export class DiffService implements OnModuleInit {
         `Building the delta from ${pair.from.version} to ${pair.to.version} failed (${row.error ?? 'unknown error'}); download the full version`,
       );
     }
-    const inlineLimit = this.config.deltaInlineMaxBytes;
+    const inlineLimit = this.config.registry.deltaInlineMaxBytes;
     if (pair.from.sizeBytes <= inlineLimit && pair.to.sizeBytes <= inlineLimit) {
       try {
         const delta = await this.generator.generate(this.payloadOf(pkg.id, pair, false));
@@ -209,7 +209,7 @@ export class DiffService implements OnModuleInit {
 
   /** On upload: queue deltas from the previous non-yanked versions (rule in pregeneration-sources.ts). */
   private async pregenerate(packageId: string, version: string): Promise<void> {
-    const count = this.config.deltaPreviousVersions;
+    const count = this.config.registry.deltaPreviousVersions;
     if (count <= 0) return;
     const rows = await this.packages.versionsOf(packageId);
     const target = rows.find((row) => row.version === version);

@@ -49,7 +49,7 @@ export class PackageVersionsController {
   @ApiConflictResponse({ description: 'The version exists' })
   async upload(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string) {
     const caller = await this.callers.of(request);
-    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
+    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);
       return {

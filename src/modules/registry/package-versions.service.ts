@@ -58,7 +58,7 @@ export class PackageVersionsService {
     private readonly viewCache: PackageViewCache,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {
-    this.inspector = new ZipInspector(config.zipLimits);
+    this.inspector = new ZipInspector(config.registry.zipLimits);
   }
 
   /** Validates the fields and inspects the archive; writes nothing. */

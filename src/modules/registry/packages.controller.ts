@@ -91,7 +91,7 @@ export class PackagesController {
   async create(@Req() request: Request & AuthenticatedRequest) {
     const caller = await this.callers.of(request);
     if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
-      const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
+      const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
       try {
         let metadata: unknown;
         try {

@@ -64,7 +64,7 @@ export class PackagesService {
   }
 
   assertVisibilityAllowed(publisher: PublisherEntity, visibility: Visibility): void {
-    if (visibility === 'public' && this.config.requireVerifiedPublisher && publisher.verificationStatus !== 'verified') {
+    if (visibility === 'public' && this.config.registry.requireVerifiedPublisher && publisher.verificationStatus !== 'verified') {
       throw new PlatformError('FORBIDDEN', 'Public packages require a verified publisher on this registry (REGISTRY_REQUIRE_VERIFIED_PUBLISHER)');
     }
   }

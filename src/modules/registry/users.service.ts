@@ -20,7 +20,7 @@ export class UsersService implements UserResolver {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @Inject(PLATFORM_CONFIG) config: PlatformConfig,
   ) {
-    this.configuredAdmins = new Set(config.adminUsers);
+    this.configuredAdmins = new Set(config.registry.adminUsers);
   }
 
   async resolve(principal: Principal): Promise<CallerUser> {

@@ -331,7 +331,7 @@ describe.each(backends())('artifacts on $name', (backend) => {
       const upload = await uploadBuild(client, name, { version: '3.1.0', platform: 'windows', architecture: 'arm64' }, content, 'setup-arm.exe');
       const ticket = await registry.api.get(`/api/v1/artifacts/${name}/versions/3.1.0/download?platform=windows&architecture=arm64`);
       expect(ticket.status).toBe(200);
-      expect(ticket.body.expires_in).toBe(registry.config.signedUrlTtlSeconds);
+      expect(ticket.body.expires_in).toBe(registry.config.registry.signedUrlTtlSeconds);
       expect(ticket.body.url).toContain('/api/v1/files/artifacts/');
       const file = await registry.api.get(ticket.body.url);
       expect(file.status).toBe(200);

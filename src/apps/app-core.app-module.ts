@@ -29,10 +29,10 @@ export function appCoreOptionsFrom(config: PlatformConfig, overrides: Partial<Ap
  * command line uses it (`tb functions`, `tb docs`); HTTP workers import the same `ModsModule`.
  */
 @Module({})
-export class AppCoreServiceModule {
+export class AppCoreAppModule {
   static forRoot(config: PlatformConfig, overrides: Partial<AppCoreOptions> = {}): DynamicModule {
     return {
-      module: AppCoreServiceModule,
+      module: AppCoreAppModule,
       imports: [ModsModule.forRoot({ appCore: appCoreOptionsFrom(config, overrides), modsDir: config.appCore.modsDir, hostVersion: config.version })],
     };
   }
@@ -44,7 +44,7 @@ export async function withAppCore<T>(
   work: (app: INestApplicationContext) => Promise<T>,
   options: { overrides?: Partial<AppCoreOptions>; logger?: LogLevel[] | false } = {},
 ): Promise<T> {
-  const app = await NestFactory.createApplicationContext(AppCoreServiceModule.forRoot(config, options.overrides), {
+  const app = await NestFactory.createApplicationContext(AppCoreAppModule.forRoot(config, options.overrides), {
     logger: options.logger ?? ['error', 'warn'],
   });
   try {

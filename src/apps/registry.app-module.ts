@@ -1,7 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { ConfigModule } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
+import type { HttpAppOptions } from './create-http-app.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { AdminModule } from '../modules/admin/admin.module.js';
@@ -12,15 +14,20 @@ import { RegistryModule } from '../modules/registry/registry.module.js';
 import { ResolveModule } from '../modules/resolve/resolve.module.js';
 import { SearchModule } from '../modules/search/search.module.js';
 import { QueueModule } from '../queue/queue.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { FilesModule } from '../storage/files.module.js';
 import { StorageModule } from '../storage/storage.module.js';
 
+/** The registry's callers bring the platform's JWTs (WorkerAuth issues them). */
+const REGISTRY_AUTH: AuthModuleOptions = { strategies: ['jwt'] };
+
 /** The package and artifact registry (seed 01): `tb registry`, port 4025, API under /api/v1. */
 @Module({})
-export class RegistryServiceModule {
+export class RegistryAppModule {
   static forRoot(config: PlatformConfig): DynamicModule {
+    assertConfiguredFor(config, 'registry');
     return {
-      module: RegistryServiceModule,
+      module: RegistryAppModule,
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
@@ -28,8 +35,10 @@ export class RegistryServiceModule {
         QueueModule,
         StorageModule,
         FilesModule,
-        AuthModule,
-        HealthModule,
+        AuthModule.forRoot(REGISTRY_AUTH),
+        // After AuthModule: the limits depend on who the caller is.
+        RateLimitModule.forRoot(config.registry.rateLimit),
+        HealthModule.forRoot({ checks: ['database', 'storage', 'queue', 'redis'] }),
         // Before RegistryModule: their static paths (packages/admin/…) must be matched before the registry's packages/:name/….
         AdminModule,
         ArtifactsModule,
@@ -40,4 +49,19 @@ export class RegistryServiceModule {
       ],
     };
   }
+}
+
+/** The registry's HTTP choices: the seed's error body, Swagger at /api/docs, API 1.1, no CORS. */
+export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
+  return {
+    title: 'Toolbox Platform — package and artifact registry',
+    description: 'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
+    debug: config.debug,
+    errorFormat: 'registry',
+    docsPath: 'api/docs',
+    apiVersion: '1.1',
+    bodyLimit: '2mb',
+    cors: false,
+    auth: REGISTRY_AUTH,
+  };
 }

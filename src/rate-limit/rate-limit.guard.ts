@@ -2,11 +2,10 @@ import { Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContex
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { PlatformError } from '../common/errors.js';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { isAdmin } from '../auth/auth.guard.js';
+import type { AuthenticatedRequest } from '../auth/principal.js';
 import { COUNTER_STORE, type CounterStore } from '../counters/counter-store.js';
-import { isAdmin } from './auth.guard.js';
-import type { AuthenticatedRequest } from './principal.js';
+import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.options.js';
 
 export const RATE_LIMIT_WINDOW_MS = 3_600_000;
 const SKIP_RATE_LIMIT = 'platform:skipRateLimit';
@@ -22,12 +21,13 @@ export function rateLimitTracker(request: AuthenticatedRequest): string {
 }
 
 /**
- * Seed 01 "Limits": anonymous 100 requests/hour per client IP, authenticated 1000/hour per user,
+ * Seed 01 "Limits" (the registry's defaults): anonymous 100 requests/hour per client IP, authenticated 1000/hour per user,
  * admins unlimited, in fixed hourly windows kept in the CounterStore (Redis when configured, so every
  * process shares them). Every counted response carries X-RateLimit-Limit/-Remaining/-Reset (seconds);
  * past the limit the answer is 429 RATE_LIMITED with Retry-After in whole seconds.
  *
- * Runs after AuthGuard (registration order), so it knows who the caller is.
+ * Runs after AuthGuard (registration order: a service imports RateLimitModule after AuthModule), so it
+ * knows who the caller is.
  * (@nestjs/throttler 6 is CommonJS requiring the ESM-only @nestjs/common 12; that loads under Node's
  * require(esm) but not inside Jest's ESM VM on Node 20, so the limits are enforced here directly.)
  */
@@ -36,7 +36,7 @@ export class RateLimitGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(COUNTER_STORE) private readonly counters: CounterStore,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(RATE_LIMIT_OPTIONS) private readonly options: RateLimitOptions,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -44,7 +44,7 @@ export class RateLimitGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, [context.getHandler(), context.getClass()])) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     if (isAdmin(request)) return true;
-    const limit = request.principal ? this.config.rateLimit.authPerHour : this.config.rateLimit.anonPerHour;
+    const limit = request.principal ? this.options.authPerHour : this.options.anonPerHour;
     const hit = await this.counters.increment(`rate:${rateLimitTracker(request)}`, RATE_LIMIT_WINDOW_MS);
     const resetSeconds = Math.max(1, Math.ceil(hit.resetInMs / 1000));
     const response = context.switchToHttp().getResponse<Response>();

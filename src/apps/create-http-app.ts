@@ -1,0 +1,87 @@
+import { Logger, type INestApplication, type LoggerService, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { json } from 'body-parser';
+import type { NextFunction, Request, Response } from 'express';
+import type { AuthModuleOptions } from '../auth/auth.options.js';
+import { addAuthSecuritySchemes } from '../auth/openapi.js';
+import { PlatformExceptionFilter, type ErrorFormat } from '../common/exception.filter.js';
+import { requestIdMiddleware } from '../common/request-id.middleware.js';
+import { PlatformValidationPipe } from '../common/validation.pipe.js';
+
+/** A service's choices for its HTTP application; everything else (request ids, validation, JSON only) is shared. */
+export interface HttpAppOptions {
+  title: string;
+  description: string;
+  logger?: LoggerService | LogLevel[] | false;
+  /** Adds Nest's debug lines to the default logger (the config's DEBUG). */
+  debug?: boolean;
+  /** The wire shape of error bodies (error-formats.ts); the registry's `{code,message,detail,request_id}` by default. */
+  errorFormat?: ErrorFormat;
+  /**
+   * Where Swagger UI is served, with the document at `<docsPath>-json` and `<docsPath>-yaml`; `api/docs` by
+   * default. A service whose own routes own `/api/…` (the HTTP worker) moves it; `false` serves no docs.
+   */
+  docsPath?: string | false;
+  /** The OpenAPI document's `info.version`. */
+  apiVersion?: string;
+  /** Largest JSON body accepted (body-parser syntax: `2mb`, or bytes). */
+  bodyLimit?: string | number;
+  /** The strategies the service's AuthModule uses, so the document declares their security schemes (JWT by default). */
+  auth?: Pick<AuthModuleOptions, 'strategies' | 'sessionCookie'>;
+  /** Cross-origin requests: off unless the service lists the origins it answers. */
+  cors?: { origins: string[]; credentials?: boolean } | false;
+}
+
+export const DEFAULT_DOCS_PATH = 'api/docs';
+
+/** Builds a service's Nest application with the platform's shared HTTP conventions. */
+export async function createHttpApp(rootModule: unknown, options: HttpAppOptions): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(rootModule as never, {
+    logger: options.logger === false ? false : (options.logger ?? (options.debug ? ['log', 'error', 'warn', 'debug'] : ['log', 'error', 'warn'])),
+    bodyParser: false,
+    forceCloseConnections: true,
+  });
+  app.set('trust proxy', 'loopback');
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  if (options.cors) app.enableCors({ origin: options.cors.origins, credentials: options.cors.credentials ?? false });
+  app.use(requestIdMiddleware);
+  // JSON bodies only; multipart uploads are streamed by the routes that take them. GET and HEAD carry
+  // no body, so the hottest requests skip the parser entirely.
+  const parseJson = json({ limit: options.bodyLimit ?? '2mb' });
+  app.use((request: Request, response: Response, next: NextFunction) =>
+    request.method === 'GET' || request.method === 'HEAD' ? next() : parseJson(request, response, next),
+  );
+  app.useGlobalFilters(new PlatformExceptionFilter(options.errorFormat ?? 'registry'));
+  app.useGlobalPipes(new PlatformValidationPipe());
+  app.enableShutdownHooks();
+
+  const docsPath = options.docsPath === undefined ? DEFAULT_DOCS_PATH : options.docsPath;
+  if (docsPath !== false) {
+    const path = docsPath.replace(/^\/+|\/+$/g, '');
+    const builder = new DocumentBuilder()
+      .setTitle(options.title)
+      .setDescription(options.description)
+      .setVersion(options.apiVersion ?? '1.0');
+    const document = SwaggerModule.createDocument(app, addAuthSecuritySchemes(builder, options.auth ?? { strategies: ['jwt'] }).build());
+    SwaggerModule.setup(path, app, document, { jsonDocumentUrl: `${path}-json`, yamlDocumentUrl: `${path}-yaml` });
+  }
+  return app;
+}
+
+/** Where a service listens: its configuration section's host and port. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export async function listen(app: INestApplication, address: ListenAddress, name: string): Promise<string> {
+  await app.listen(address.port, address.host);
+  const bound = app.getHttpServer().address() as { port: number };
+  const host = address.host === '0.0.0.0' || address.host === '::' ? '127.0.0.1' : address.host;
+  const url = `http://${host}:${bound.port}`;
+  new Logger(name).log(`listening on ${url}`);
+  return url;
+}

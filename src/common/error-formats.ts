@@ -1,0 +1,108 @@
+import type { ErrorCode, FieldError } from './errors.js';
+
+/**
+ * The wire shapes a service may choose for its error bodies. The status of an error is decided once
+ * (exception.filter.ts, from ERROR_STATUS); a format only decides the body.
+ * - `registry`: `{code, message, detail, request_id[, errors]}` (seed 01, the default)
+ * - `result`: the application core's Result envelope, as the HTTP worker answers `/api/{module}/{function}`
+ * - `openai`: `{error: {message, type, param, code}}`, as OpenAI-compatible clients of the gateway expect
+ * - `json-rpc`: a JSON-RPC 2.0 error response (`id` is null: the filter never knows the request's id)
+ */
+export const ERROR_FORMATS = ['registry', 'result', 'openai', 'json-rpc'] as const;
+export type ErrorFormat = (typeof ERROR_FORMATS)[number];
+
+/** An error as the filter understood it, before it takes a wire shape. */
+export interface DescribedError {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  requestId: string;
+  errors?: FieldError[];
+  /** The body was not valid JSON (JSON-RPC has its own code for this). */
+  parseError?: boolean;
+}
+
+export function errorBody(format: ErrorFormat, error: DescribedError): object {
+  switch (format) {
+    case 'registry':
+      return registryErrorBody(error);
+    case 'result':
+      return resultErrorBody(error);
+    case 'openai':
+      return openAiErrorBody(error);
+    case 'json-rpc':
+      return jsonRpcErrorBody(error);
+  }
+}
+
+export interface RegistryErrorBody {
+  code: ErrorCode;
+  message: string;
+  detail: string;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+function registryErrorBody({ code, message, requestId, errors }: DescribedError): RegistryErrorBody {
+  return { code, message, detail: message, request_id: requestId, ...(errors && errors.length > 0 ? { errors } : {}) };
+}
+
+/**
+ * The Result wire shape (src/modules/app-core/result.ts) of an error: the caller's fault is an `InputError`,
+ * ours an `InternalError`. exec_code is the HTTP status, as the original worker read a positive exec_code
+ * as the status to answer with; help_text carries the message, data the code and request id.
+ */
+function resultErrorBody({ status, code, message, requestId, errors }: DescribedError): object {
+  return {
+    error: status >= 500 ? 'InternalError' : 'InputError',
+    origin: null,
+    result: {
+      data_to: 'API',
+      data_info: code,
+      data: { code, request_id: requestId, ...(errors && errors.length > 0 ? { errors } : {}) },
+      data_type: 'json',
+    },
+    info: { exec_code: status, help_text: message },
+  };
+}
+
+/** OpenAI's error `type` by status; anything else of ours is a `server_error`. */
+const OPENAI_TYPE_BY_STATUS: Record<number, string> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+};
+
+function openAiErrorBody({ status, code, message, errors }: DescribedError): object {
+  const type = OPENAI_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
+  return { error: { message, type, param: errors?.[0]?.field ?? null, code: code.toLowerCase() } };
+}
+
+/** JSON-RPC 2.0 reserves -32700…-32600; -32000…-32099 are ours ("server error") for what it has no code for. */
+const JSON_RPC_CODE: Record<ErrorCode, number> = {
+  BAD_REQUEST: -32600,
+  UNPROCESSABLE_ENTITY: -32602,
+  ZIP_REJECTED: -32602,
+  NOT_FOUND: -32601,
+  INTERNAL_ERROR: -32603,
+  UNAUTHORIZED: -32001,
+  FORBIDDEN: -32003,
+  CONFLICT: -32009,
+  PAYLOAD_TOO_LARGE: -32013,
+  RANGE_NOT_SATISFIABLE: -32016,
+  RATE_LIMITED: -32029,
+  SERVICE_UNAVAILABLE: -32050,
+};
+
+function jsonRpcErrorBody({ code, message, requestId, errors, parseError }: DescribedError): object {
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: parseError ? -32700 : JSON_RPC_CODE[code],
+      message,
+      data: { code, request_id: requestId, ...(errors && errors.length > 0 ? { errors } : {}) },
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import { ConfigError, assertConfiguredFor, loadConfig, requireJwtSecret, type Environment } from './config.js';
+
+const SECRET = 'a-secret-of-32-characters-at-least';
+
+function problemsOf(env: Environment, services: Parameters<typeof loadConfig>[1] = {}): string[] {
+  try {
+    loadConfig(env, services);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  describe('sections', () => {
+    it('gives every service its own host and port with the seeds\' defaults', () => {
+      const config = loadConfig({});
+      expect(config.registry).toMatchObject({ host: '0.0.0.0', port: 4025, workers: 1 });
+      expect(config.httpWorker).toEqual({ host: '127.0.0.1', basePort: 8000, count: 1 });
+      expect(config.wsWorker).toEqual({ host: '127.0.0.1', basePort: 8100, count: 1 });
+      expect(config.manager).toEqual({ host: '127.0.0.1', port: 9005 });
+      expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765 });
+      expect(config.gateway).toEqual({ host: '127.0.0.1', port: 4000 });
+    });
+
+    it('keeps the registry-only settings in the registry section', () => {
+      const config = loadConfig({ RATE_LIMIT_ANON_PER_HOUR: '7', REGISTRY_ADMIN_USERS: 'a, b', UPLOAD_MAX_BYTES: '1234', PUBLIC_BASE_URL: 'https://reg.example/' });
+      expect(config.registry.rateLimit).toEqual({ anonPerHour: 7, authPerHour: 1000 });
+      expect(config.registry.adminUsers).toEqual(['a', 'b']);
+      expect(config.registry.uploadMaxBytes).toBe(1234);
+      expect(config.registry.publicBaseUrl).toBe('https://reg.example');
+      expect(config.registry.signedUrlTtlSeconds).toBe(600);
+      expect(config.registry.deltaPreviousVersions).toBe(3);
+      for (const key of ['rateLimit', 'adminUsers', 'uploadMaxBytes', 'publicBaseUrl', 'zipLimits', 'port', 'host', 'workers']) {
+        expect(Object.keys(config)).not.toContain(key);
+      }
+    });
+
+    it('reads each service\'s host and port from its own variables', () => {
+      const config = loadConfig({
+        HTTP_WORKER_HOST: '0.0.0.0',
+        HTTP_WORKER_PORT: '9000',
+        HTTP_WORKERS: '4',
+        WS_WORKER_PORT: '9100',
+        WS_WORKERS: '2',
+        MANAGER_HOST: '10.0.0.2',
+        MANAGER_PORT: '9999',
+        MCP_HOST: '0.0.0.0',
+        MCP_PORT: '8766',
+        GATEWAY_HOST: '::',
+        GATEWAY_PORT: '4001',
+      });
+      expect(config.httpWorker).toEqual({ host: '0.0.0.0', basePort: 9000, count: 4 });
+      expect(config.wsWorker).toEqual({ host: '127.0.0.1', basePort: 9100, count: 2 });
+      expect(config.manager).toEqual({ host: '10.0.0.2', port: 9999 });
+      expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766 });
+      expect(config.gateway).toEqual({ host: '::', port: 4001 });
+    });
+
+    it('keeps PORT, HOST and WORKERS as the registry\'s, with REGISTRY_* taking precedence', () => {
+      expect(loadConfig({ PORT: '5000', HOST: '127.0.0.1', WORKERS: '3' }).registry).toMatchObject({ host: '127.0.0.1', port: 5000, workers: 3 });
+      const config = loadConfig({ PORT: '5000', REGISTRY_PORT: '6000', HOST: '127.0.0.1', REGISTRY_HOST: '10.1.1.1', WORKERS: '3', REGISTRY_WORKERS: '2' });
+      expect(config.registry).toMatchObject({ host: '10.1.1.1', port: 6000, workers: 2 });
+      expect(config.gateway.port).toBe(4000);
+    });
+
+    it('lets command-line flags override the registry\'s port and workers', () => {
+      expect(loadConfig({ PORT: '5000' }, { port: 0, workers: 2 }).registry).toMatchObject({ port: 0, workers: 2 });
+    });
+
+    it('reads the shared log settings, debug level under DEBUG', () => {
+      expect(loadConfig({}).log).toEqual({ format: 'auto', level: 'info' });
+      expect(loadConfig({ DEBUG: 'true' }).log.level).toBe('debug');
+      expect(loadConfig({ LOG_FORMAT: 'json', LOG_LEVEL: 'warn' }).log).toEqual({ format: 'json', level: 'warn' });
+    });
+  });
+
+  describe('problems', () => {
+    it('lists every problem of every section at once', () => {
+      expect(
+        problemsOf(
+          {
+            PORT: 'http',
+            PLATFORM_JWT_SECRET: 'short',
+            REDIS_URL: 'localhost:6379',
+            LOG_FORMAT: 'xml',
+            RATE_LIMIT_ANON_PER_HOUR: '-1',
+            HTTP_WORKER_PORT: '70000',
+            WS_WORKERS: '0',
+            MANAGER_PORT: 'nine',
+            MCP_PORT: '-5',
+            GATEWAY_PORT: '4000.5',
+          },
+          { services: ['registry'] },
+        ),
+      ).toEqual([
+        expect.stringContaining('PORT must be'),
+        expect.stringContaining('PLATFORM_JWT_SECRET must be at least 16'),
+        expect.stringContaining('REDIS_URL must start with'),
+        expect.stringContaining('LOG_FORMAT must be one of auto, pretty, json'),
+        expect.stringContaining('RATE_LIMIT_ANON_PER_HOUR'),
+        expect.stringContaining('HTTP_WORKER_PORT must be'),
+        expect.stringContaining('WS_WORKERS must be'),
+        expect.stringContaining('MANAGER_PORT must be'),
+        expect.stringContaining('MCP_PORT must be'),
+        expect.stringContaining('GATEWAY_PORT must be'),
+      ]);
+    });
+
+    it('says which variable a bad REGISTRY_PORT came from', () => {
+      expect(problemsOf({ REGISTRY_PORT: 'x', PORT: '4025' })).toEqual([expect.stringContaining('REGISTRY_PORT must be')]);
+    });
+  });
+
+  describe('the platform secret', () => {
+    it('is not needed when no service that uses it is asked for (tb mods, tb functions, tb docs, tb db)', () => {
+      const config = loadConfig({});
+      expect(config.jwtSecret).toBeNull();
+      expect(config.services).toEqual([]);
+    });
+
+    it('is required by the registry, naming it', () => {
+      expect(problemsOf({}, { services: ['registry'] })).toEqual([expect.stringMatching(/^PLATFORM_JWT_SECRET is required by the registry/)]);
+    });
+
+    it('is required once for all the services that use it, naming each', () => {
+      expect(problemsOf({}, { services: ['registry', 'httpWorker', 'mcp'] })).toEqual([
+        expect.stringMatching(/^PLATFORM_JWT_SECRET is required by the registry, the HTTP workers:/),
+      ]);
+    });
+
+    it('is not required by the MCP transport, the gateway or the manager', () => {
+      expect(problemsOf({}, { services: ['mcp', 'gateway', 'manager'] })).toEqual([]);
+    });
+
+    it('comes from the environment or from the options (tb up\'s persisted secret)', () => {
+      expect(loadConfig({ PLATFORM_JWT_SECRET: SECRET }, { services: ['registry'] }).jwtSecret).toBe(SECRET);
+      expect(loadConfig({}, { services: ['registry'], jwtSecret: SECRET }).jwtSecret).toBe(SECRET);
+    });
+
+    it('is checked again by a service built from a configuration not validated for it', () => {
+      const config = loadConfig({});
+      expect(() => assertConfiguredFor(config, 'registry')).toThrow(/PLATFORM_JWT_SECRET is required by the registry/);
+      expect(() => assertConfiguredFor(config, 'gateway')).not.toThrow();
+      expect(() => requireJwtSecret(config, 'signed download URLs')).toThrow(/required for signed download URLs/);
+      expect(requireJwtSecret(loadConfig({ PLATFORM_JWT_SECRET: SECRET }), 'x')).toBe(SECRET);
+    });
+  });
+});
+
+describe('documentation of the configuration', () => {
+  /** Every variable loadConfig reads, found by handing it an environment that records each lookup. */
+  function variablesRead(): string[] {
+    const names = new Set<string>();
+    const env = new Proxy({} as Environment, {
+      get(_target, name) {
+        if (typeof name === 'string') names.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env);
+    loadConfig(new Proxy({ PLATFORM_BASE_PORT: '1', DOCS_ROOT: 'docs' } as Environment, {
+      get(target, name) {
+        if (typeof name === 'string') names.add(name);
+        return (target as Record<string, string>)[name as string];
+      },
+    }));
+    names.delete('npm_package_version');
+    return [...names].sort();
+  }
+
+  it('lists every variable in .env.example and the README', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const example = await readFile(new URL('../../.env.example', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const variables = variablesRead();
+    expect(variables).toEqual(expect.arrayContaining(['REGISTRY_PORT', 'HTTP_WORKER_PORT', 'WS_WORKERS', 'MANAGER_HOST', 'MCP_PORT', 'GATEWAY_HOST', 'LOG_FORMAT']));
+    expect(variables.filter((name) => !new RegExp(`^${name}=`, 'm').test(example))).toEqual([]);
+    expect(variables.filter((name) => !readme.includes(`\`${name}\``))).toEqual([]);
+  });
+});
