@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/openapi.js';
 
 export const ACCESS_METADATA = 'platform:access';
 
@@ -20,6 +21,6 @@ export const Authenticated = (options: { admin?: boolean } = {}) =>
   applyDecorators(
     SetMetadata(ACCESS_METADATA, { admin: options.admin ?? false } satisfies AccessRule),
     ApiBearerAuth(),
-    ApiUnauthorizedResponse({ description: 'Missing, expired or invalid bearer token' }),
-    ...(options.admin ? [ApiForbiddenResponse({ description: 'Admin required' })] : []),
+    ApiUnauthorizedResponse({ description: 'Missing, expired or invalid bearer token', type: ErrorResponseDto }),
+    ...(options.admin ? [ApiForbiddenResponse({ description: 'Admin required', type: ErrorResponseDto })] : []),
   );

@@ -2,6 +2,7 @@ import { Controller, Get, Head, HttpCode, Inject, Optional, Res } from '@nestjs/
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { SkipRateLimit } from '../auth/rate-limit.guard.js';
+import { HealthDto, ReadinessDto, ReadinessFailureDto } from './health.responses.js';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -30,19 +31,20 @@ export class HealthController {
   ) {}
 
   @Get(['health', 'api/v1/health'])
-  @ApiOkResponse({ description: 'Liveness', schema: { example: { status: 'ok', version: '0.1.0', uptime_seconds: 12 } } })
+  @ApiOkResponse({ description: 'Liveness', type: HealthDto })
   health() {
     return { status: 'ok', version: this.config.version, uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) };
   }
 
   @Head(['health', 'api/v1/health'])
   @HttpCode(200)
+  @ApiOkResponse({ description: 'Liveness, without a body' })
   healthHead(): void {}
 
   /** Readiness: the database, the primary object store, the job queue and Redis (when configured) answer. */
   @Get(['ready', 'api/v1/ready'])
-  @ApiOkResponse({ description: 'Every dependency answers' })
-  @ApiServiceUnavailableResponse({ description: 'Names each dependency that failed' })
+  @ApiOkResponse({ description: 'Every dependency answers', type: ReadinessDto })
+  @ApiServiceUnavailableResponse({ description: 'Names each dependency that failed', type: ReadinessFailureDto })
   async ready(@Res({ passthrough: true }) response: Response) {
     const checks = [
       this.indicators.check('database').attempt(() => this.dataSource.query('SELECT 1')).withTimeout(CHECK_TIMEOUT_MS),

@@ -6,6 +6,7 @@ import { json } from 'body-parser';
 import type { NextFunction, Request, Response } from 'express';
 import type { PlatformConfig } from '../config/config.js';
 import { PlatformExceptionFilter } from '../common/exception.filter.js';
+import { operationIdOf } from '../common/openapi.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
 import { PlatformValidationPipe } from '../common/validation.pipe.js';
 
@@ -39,6 +40,7 @@ export async function createHttpApp(rootModule: unknown, config: PlatformConfig,
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder().setTitle(options.title).setDescription(options.description).setVersion('1.1').addBearerAuth().build(),
+    { operationIdFactory: operationIdOf },
   );
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', yamlDocumentUrl: 'api/docs-yaml' });
   return app;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
@@ -80,7 +80,6 @@ export class PackageVersionsController {
   @Get('versions/:version')
   @Public()
   @ApiOperation({ summary: 'The version file (application/zip, ranges supported), or its JSON detail with Accept: application/json' })
-  @ApiProduces('application/zip', 'application/json')
   @ApiFileOrJsonResponse('The ZIP file (X-Checksum-Sha256 carries its SHA-256), or with Accept: application/json its detail', 'application/zip', VersionDetailDto)
   @ApiErrors({ 404: 'Unknown package or version, or not visible to the caller', 416: 'Range not satisfiable' })
   async version(
