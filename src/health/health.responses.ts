@@ -20,6 +20,9 @@ export class DependencyCheckDto {
 
   @ApiProperty({ type: String, required: false, description: 'Why it is down' })
   message?: string;
+
+  @ApiProperty({ type: Number, required: false, description: 'milliseconds the check took' })
+  responseTime?: number;
 }
 
 const CHECKS = {

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
+import type { ApiResponse } from '../../support/api-client.js';
 import { backends } from '../../support/backends.js';
+import { ADMIN, createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 
 /**
@@ -16,6 +18,8 @@ interface SchemaObject {
   $ref?: string;
   type?: string;
   format?: string;
+  nullable?: boolean;
+  required?: string[];
   properties?: Record<string, SchemaObject>;
   additionalProperties?: boolean | SchemaObject;
   items?: SchemaObject;
@@ -73,6 +77,31 @@ function vagueness(document: OpenAPI3, schema: SchemaObject | undefined, mediaTy
   if (resolved.type !== 'object' && !resolved.properties) return `type ${resolved.type ?? 'missing'}`;
   if (!resolved.properties || Object.keys(resolved.properties).length === 0) return 'an object without properties';
   return null;
+}
+
+/** Where a JSON value departs from its schema: undocumented or missing fields, wrong primitive types. */
+function departures(document: OpenAPI3, schema: SchemaObject, value: unknown, at: string): string[] {
+  if (schema.allOf?.length === 1) return value === null && schema.nullable ? [] : departures(document, schema.allOf[0], value, at);
+  const resolved = resolve(document, schema);
+  if (value === null) return schema.nullable || resolved.nullable ? [] : [`${at} is null`];
+  if (resolved.type === 'array') {
+    if (!Array.isArray(value)) return [`${at} is not an array`];
+    return value.flatMap((item, index) => departures(document, resolved.items ?? {}, item, `${at}[${index}]`));
+  }
+  if (resolved.properties || resolved.type === 'object') {
+    if (typeof value !== 'object' || Array.isArray(value)) return [`${at} is not an object`];
+    const record = value as Record<string, unknown>;
+    const properties = resolved.properties ?? {};
+    const problems = (resolved.required ?? []).filter((key) => !(key in record)).map((key) => `${at}.${key} is missing`);
+    for (const [key, field] of Object.entries(record)) {
+      const fieldSchema = properties[key] ?? (typeof resolved.additionalProperties === 'object' ? resolved.additionalProperties : undefined);
+      if (fieldSchema) problems.push(...departures(document, fieldSchema, field, `${at}.${key}`));
+      else if (resolved.additionalProperties !== true) problems.push(`${at}.${key} is not documented`);
+    }
+    return problems;
+  }
+  const expected = resolved.type === 'integer' ? 'number' : resolved.type;
+  return expected && typeof value !== expected ? [`${at} is ${typeof value}, documented ${resolved.type}`] : [];
 }
 
 function successStatuses(operation: Operation): string[] {
@@ -144,6 +173,51 @@ describe('registry OpenAPI document', () => {
         .map(([status]) => `${operation.operationId} ${status}`),
     );
     expect(untyped).toEqual([]);
+  });
+
+  it('answers with exactly the documented fields', async () => {
+    const { client, publisherName } = await publisherFactory(registry);
+    const name = `typed-${Date.now().toString(36)}`;
+    await createPackage(client, name);
+    const upload = await uploadVersion(client, name, '1.0.0');
+    await uploadVersion(client, name, '1.1.0');
+    const admin = registry.as(ADMIN);
+    const calls: [string, Promise<ApiResponse>][] = [
+      ['package_versions_upload', Promise.resolve(upload)],
+      ['packages_create', createPackage(client, `${name}-b`).then((body) => ({ status: 201, body }) as ApiResponse)],
+      ['packages_list', registry.api.get('/api/v1/packages')],
+      ['packages_detail', registry.api.get(`/api/v1/packages/${name}`)],
+      ['packages_detail', registry.api.get('/api/v1/packages/no-such-package')],
+      ['package_versions_version', registry.api.get(`/api/v1/packages/${name}/versions/1.0.0`, { Accept: 'application/json' })],
+      ['package_versions_download_url', registry.api.get(`/api/v1/packages/${name}/versions/1.0.0/download`)],
+      ['package_versions_yank', client.post(`/api/v1/packages/${name}/versions/1.0.0/yank`, { reason: 'typed' })],
+      ['search_find', registry.api.get(`/api/v1/search?q=${name}`)],
+      ['latest_versions_get', registry.api.get(`/api/v1/versions?names=${name}`)],
+      ['latest_versions_get', registry.api.get('/api/v1/versions')],
+      ['resolve_resolve', registry.api.post('/api/v1/resolve', { requirements: [name] })],
+      ['resolve_check_by_query', registry.api.get(`/api/v1/resolve/check?package=${name}&toolbox_version=1.0.0`)],
+      ['auth_me', client.get('/api/v1/auth/me')],
+      ['auth_publisher', client.get('/api/v1/auth/publisher')],
+      ['publishers_list', registry.api.get('/api/v1/publishers')],
+      ['publishers_submit', client.post('/api/v1/publishers/verify', { method: 'github', data: { username: 'octocat' } })],
+      ['publishers_detail', client.get(`/api/v1/publishers/${publisherName}`)],
+      ['publisher_admin_pending', admin.get('/api/v1/packages/admin/pending')],
+      ['publisher_admin_verify', admin.post(`/api/v1/packages/admin/${publisherName}/verify`, { notes: 'typed' })],
+      ['audit_list', admin.get('/api/v1/admin/audit')],
+      ['artifacts_list', registry.api.get('/api/v1/artifacts')],
+      ['diff_info', registry.api.get(`/api/v1/packages/${name}/diff/1.0.0/1.1.0`)],
+      ['health_health', registry.api.get('/health')],
+      ['health_ready', registry.api.get('/ready')],
+    ];
+    const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+    const problems: string[] = [];
+    for (const [id, pending] of calls) {
+      const { status, body } = await pending;
+      const schema = byId.get(id)?.responses[String(status)]?.content?.['application/json']?.schema;
+      if (!schema) problems.push(`${id}: status ${status} is not documented`);
+      else problems.push(...departures(document, schema, body, `${id} ${status}`));
+    }
+    expect(problems).toEqual([]);
   });
 
   it('generates a client that type-checks, with no unknown or any success body', async () => {
