@@ -7,6 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { addAuthSecuritySchemes } from '../auth/openapi.js';
 import { PlatformExceptionFilter, type ErrorFormat } from '../common/exception.filter.js';
+import { operationIdOf } from '../common/openapi.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
 import { PlatformValidationPipe } from '../common/validation.pipe.js';
 
@@ -65,7 +66,9 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
       .setTitle(options.title)
       .setDescription(options.description)
       .setVersion(options.apiVersion ?? '1.0');
-    const document = SwaggerModule.createDocument(app, addAuthSecuritySchemes(builder, options.auth ?? { strategies: ['jwt'] }).build());
+    const document = SwaggerModule.createDocument(app, addAuthSecuritySchemes(builder, options.auth ?? { strategies: ['jwt'] }).build(), {
+      operationIdFactory: operationIdOf,
+    });
     SwaggerModule.setup(path, app, document, { jsonDocumentUrl: `${path}-json`, yamlDocumentUrl: `${path}-yaml` });
   }
   return app;

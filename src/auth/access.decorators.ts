@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiForbiddenResponse, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { ACCESS_LEVEL, accessLevelName } from './access-level.js';
 import type { Permission } from './permissions.js';
+import { ErrorResponseDto } from '../common/openapi.js';
 
 export const ACCESS_METADATA = 'platform:access';
 
@@ -33,7 +34,7 @@ function mergeAccess(rule: AccessRule): ClassDecorator & MethodDecorator {
   return decorate as ClassDecorator & MethodDecorator;
 }
 
-const unauthorizedResponse = ApiUnauthorizedResponse({ description: 'Missing, expired or invalid credential' });
+const unauthorizedResponse = ApiUnauthorizedResponse({ description: 'Missing, expired or invalid credential', type: ErrorResponseDto });
 
 /** Opts a route out of the default "authenticated" rule. */
 export const Public = (options: { ignoreToken?: boolean } = {}) => mergeAccess({ public: true, ignoreToken: options.ignoreToken ?? false });
@@ -43,8 +44,8 @@ export const Authenticated = (options: { admin?: boolean } = {}) =>
   applyDecorators(
     mergeAccess({ admin: options.admin ?? false }),
     ApiBearerAuth(),
-    ApiUnauthorizedResponse({ description: 'Missing, expired or invalid bearer token' }),
-    ...(options.admin ? [ApiForbiddenResponse({ description: 'Admin required' })] : []),
+    ApiUnauthorizedResponse({ description: 'Missing, expired or invalid bearer token', type: ErrorResponseDto }),
+    ...(options.admin ? [ApiForbiddenResponse({ description: 'Admin required', type: ErrorResponseDto })] : []),
   );
 
 /** An API key with this permission (seed 02 A: read, write, execute, admin; admin implies the rest). */
@@ -55,7 +56,7 @@ export const RequirePermission = (permission: Permission) =>
     ApiBearerAuth(),
     ApiExtension('x-required-permission', permission),
     unauthorizedResponse,
-    ApiForbiddenResponse({ description: `Needs permission "${permission}" (an admin key holds every permission)` }),
+    ApiForbiddenResponse({ description: `Needs permission "${permission}" (an admin key holds every permission)`, type: ErrorResponseDto }),
   );
 
 /**
@@ -70,5 +71,5 @@ export const RequireLevel = (level: number) =>
     ApiExtension('x-required-level', level),
     ...(level === ACCESS_LEVEL.NOT_LOGGED_IN
       ? []
-      : [unauthorizedResponse, ApiForbiddenResponse({ description: `Needs access level ${accessLevelName(level)} (${level}) or higher; ADMIN (-1) passes` })]),
+      : [unauthorizedResponse, ApiForbiddenResponse({ description: `Needs access level ${accessLevelName(level)} (${level}) or higher; ADMIN (-1) passes`, type: ErrorResponseDto })]),
   );

@@ -2,6 +2,7 @@ import { Controller, Get, Head, HttpCode, Inject, Res, type OnModuleInit } from 
 import { ModuleRef } from '@nestjs/core';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthIndicatorService } from '@nestjs/terminus';
+import { HealthDto, ReadinessDto, ReadinessFailureDto } from './health.responses.js';
 import type { Response } from 'express';
 import { Public } from '../auth/access.decorators.js';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
@@ -39,19 +40,20 @@ export class HealthController implements OnModuleInit {
   }
 
   @Get(['health', 'api/v1/health'])
-  @ApiOkResponse({ description: 'Liveness', schema: { example: { status: 'ok', version: '0.1.0', uptime_seconds: 12 } } })
+  @ApiOkResponse({ description: 'Liveness', type: HealthDto })
   health() {
     return { status: 'ok', version: this.config.version, uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) };
   }
 
   @Head(['health', 'api/v1/health'])
   @HttpCode(200)
+  @ApiOkResponse({ description: 'Liveness, without a body' })
   healthHead(): void {}
 
   /** Readiness: every dependency the service listed (HealthModule.forRoot) answers; an unconfigured one is left out. */
   @Get(['ready', 'api/v1/ready'])
-  @ApiOkResponse({ description: 'Every dependency answers' })
-  @ApiServiceUnavailableResponse({ description: 'Names each dependency that failed' })
+  @ApiOkResponse({ description: 'Every dependency answers', type: ReadinessDto })
+  @ApiServiceUnavailableResponse({ description: 'Names each dependency that failed', type: ReadinessFailureDto })
   async ready(@Res({ passthrough: true }) response: Response) {
     const checks = this.checks.map(async ({ name, check }) => {
       let skipped = false;

@@ -1,8 +1,9 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/access.decorators.js';
 import { PlatformError } from '../common/errors.js';
+import { ApiErrors, ApiFileResponse } from '../common/openapi.js';
 import { sendStoredObject } from '../common/send-object.js';
 import { DownloadCounters } from './download-counters.js';
 import { FILES_PATH } from './download-urls.js';
@@ -25,7 +26,8 @@ export class FilesController {
 
   @Get('*key')
   @ApiOperation({ summary: 'Download a stored file through a signed URL (expires, signature)' })
-  @ApiOkResponse({ description: 'The file; 403 when the signature is wrong or expired' })
+  @ApiFileResponse('The file', 'application/zip', 'application/octet-stream')
+  @ApiErrors({ 403: 'The signature is wrong or expired', 404: 'File not found', 416: 'Range not satisfiable' })
   async download(@Req() request: Request, @Res() response: Response): Promise<void> {
     const path = request.path;
     const key = decodeURIComponent(path.slice(FILES_PATH.length));

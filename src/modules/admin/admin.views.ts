@@ -1,17 +1,54 @@
 import type { Caller } from '../registry/caller.js';
 import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
 import type { PublisherStats } from '../registry/publishers.service.js';
+import type { PublisherDto } from '../registry/registry.responses.js';
 import { publisherView } from '../registry/registry.views.js';
 import type { AuditEntryEntity } from './entities/audit-entry.entity.js';
 import type { VerificationRequestEntity } from './entities/verification-request.entity.js';
+import type {
+  AdminActionResultDto,
+  AuditEntryDto,
+  AuditListDto,
+  PendingPublisherDto,
+  PendingPublisherListDto,
+  PublisherDetailDto,
+  PublisherListDto,
+  VerificationRequestDto,
+  VerificationSubmittedDto,
+} from './admin.responses.js';
+import type { PendingRequest, TransitionOutcome } from './publisher-verification.service.js';
 
 /** The contact e-mail is for admins and the publisher itself, not for every visitor. */
-export function publicPublisherView(publisher: PublisherEntity, stats: PublisherStats, caller: Caller) {
+export function publicPublisherView(publisher: PublisherEntity, stats: PublisherStats, caller: Caller): PublisherDto {
   const { email, ...view } = publisherView(publisher, stats);
   return caller.isAdmin || caller.publisherId === publisher.id ? { ...view, email } : view;
 }
 
-export function verificationRequestView(request: VerificationRequestEntity) {
+export function publisherListView(
+  publishers: PublisherEntity[],
+  stats: Map<string, PublisherStats>,
+  caller: Caller,
+  page: number,
+  perPage: number,
+  total: number,
+): PublisherListDto {
+  return { publishers: publishers.map((publisher) => publicPublisherView(publisher, stats.get(publisher.id)!, caller)), total, page, per_page: perPage };
+}
+
+/** `requests` only for admins and the publisher itself; others get the public view. */
+export function publisherDetailView(view: PublisherDto, requests: VerificationRequestEntity[] | null): PublisherDetailDto {
+  return requests ? { ...view, verification_requests: requests.map(verificationRequestView) } : view;
+}
+
+export function verificationSubmittedView(request: VerificationRequestEntity): VerificationSubmittedDto {
+  return { status: 'pending', request_id: request.id, publisher_id: request.publisherId, method: request.method, submitted_at: request.submittedAt.toISOString() };
+}
+
+export function adminActionView({ publisher, notes }: TransitionOutcome): AdminActionResultDto {
+  return { status: 'success', publisher_id: publisher.id, verification_status: publisher.verificationStatus, notes };
+}
+
+export function verificationRequestView(request: VerificationRequestEntity): VerificationRequestDto {
   return {
     id: request.id,
     method: request.method,
@@ -24,7 +61,7 @@ export function verificationRequestView(request: VerificationRequestEntity) {
   };
 }
 
-export function pendingPublisherView(request: VerificationRequestEntity, publisher: PublisherEntity | null) {
+export function pendingPublisherView(request: VerificationRequestEntity, publisher: PublisherEntity | null): PendingPublisherDto {
   return {
     request_id: request.id,
     publisher_id: request.publisherId,
@@ -39,7 +76,7 @@ export function pendingPublisherView(request: VerificationRequestEntity, publish
   };
 }
 
-export function auditEntryView(entry: AuditEntryEntity) {
+export function auditEntryView(entry: AuditEntryEntity): AuditEntryDto {
   return {
     id: entry.id,
     actor: entry.actor,
@@ -51,4 +88,12 @@ export function auditEntryView(entry: AuditEntryEntity) {
     notes: entry.notes,
     created_at: entry.createdAt.toISOString(),
   };
+}
+
+export function pendingPublisherListView(items: PendingRequest[], total: number, page: number, perPage: number): PendingPublisherListDto {
+  return { publishers: items.map(({ request, publisher }) => pendingPublisherView(request, publisher)), total, page, per_page: perPage };
+}
+
+export function auditListView(entries: AuditEntryEntity[], total: number, page: number, perPage: number): AuditListDto {
+  return { entries: entries.map(auditEntryView), total, page, per_page: perPage };
 }

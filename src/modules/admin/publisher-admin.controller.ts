@@ -1,15 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { ApiErrors } from '../../common/openapi.js';
 import { PageQuery } from '../../common/pagination.js';
 import { CallerService } from '../registry/caller.service.js';
 import { AdminActionDto } from './admin.dto.js';
-import { pendingPublisherView } from './admin.views.js';
+import { AdminActionResultDto, PendingPublisherListDto } from './admin.responses.js';
+import { adminActionView, pendingPublisherListView } from './admin.views.js';
 import type { AdminAction } from './publisher-transitions.js';
 import { PublisherVerificationService } from './publisher-verification.service.js';
-
-const ACTION_EXAMPLE = { status: 'success', publisher_id: 'uuid', verification_status: 'verified', notes: 'checked the GitHub account' };
 
 /**
  * Seed paths under /api/v1/packages/admin, and the same under /api/v1/publishers/admin for the
@@ -27,27 +27,18 @@ export class PublisherAdminController {
 
   @Get('pending')
   @ApiOperation({ summary: 'Open verification requests, oldest first, with their method and data (admin)' })
-  @ApiOkResponse({
-    schema: {
-      example: {
-        publishers: [{ request_id: 'uuid', publisher_id: 'uuid', name: 'toolbox-team', display_name: 'ToolBox Team', verification_status: 'pending', method: 'github', data: { username: 'octocat' }, submitted_at: '…' }],
-        total: 1,
-        page: 1,
-        per_page: 20,
-      },
-    },
-  })
+  @ApiOkResponse({ type: PendingPublisherListDto })
+  @ApiErrors({ 400: 'Invalid page or per_page' })
   async pending(@Query() query: PageQuery) {
     const { items, total } = await this.verification.pending(query.page, query.per_page);
-    return { publishers: items.map(({ request, publisher }) => pendingPublisherView(request, publisher)), total, page: query.page, per_page: query.per_page };
+    return pendingPublisherListView(items, total, query.page, query.per_page);
   }
 
   @Post(':publisher_id/verify')
   @HttpCode(200)
   @ApiOperation({ summary: 'Verify a publisher (pending, unverified or rejected → verified)' })
-  @ApiOkResponse({ schema: { example: ACTION_EXAMPLE } })
-  @ApiConflictResponse({ description: 'Not allowed from the current status (named in the message)' })
-  @ApiNotFoundResponse({ description: 'Unknown publisher' })
+  @ApiOkResponse({ type: AdminActionResultDto })
+  @ApiErrors({ 404: 'Unknown publisher', 409: 'Not allowed from the current status (named in the message)' })
   verify(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
     return this.act(request, publisherId, 'verify', body);
   }
@@ -55,9 +46,8 @@ export class PublisherAdminController {
   @Post(':publisher_id/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject a verification request (pending → rejected)' })
-  @ApiOkResponse({ schema: { example: { ...ACTION_EXAMPLE, verification_status: 'rejected' } } })
-  @ApiConflictResponse({ description: 'Not allowed from the current status (named in the message)' })
-  @ApiNotFoundResponse({ description: 'Unknown publisher' })
+  @ApiOkResponse({ type: AdminActionResultDto })
+  @ApiErrors({ 404: 'Unknown publisher', 409: 'Not allowed from the current status (named in the message)' })
   reject(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
     return this.act(request, publisherId, 'reject', body);
   }
@@ -65,9 +55,8 @@ export class PublisherAdminController {
   @Post(':publisher_id/revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke a verification (verified → unverified)' })
-  @ApiOkResponse({ schema: { example: { ...ACTION_EXAMPLE, verification_status: 'unverified' } } })
-  @ApiConflictResponse({ description: 'Not allowed from the current status (named in the message)' })
-  @ApiNotFoundResponse({ description: 'Unknown publisher' })
+  @ApiOkResponse({ type: AdminActionResultDto })
+  @ApiErrors({ 404: 'Unknown publisher', 409: 'Not allowed from the current status (named in the message)' })
   revoke(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
     return this.act(request, publisherId, 'revoke', body);
   }
@@ -75,9 +64,8 @@ export class PublisherAdminController {
   @Post(':publisher_id/suspend')
   @HttpCode(200)
   @ApiOperation({ summary: 'Suspend a publisher (any other status → suspended); it can no longer create or upload' })
-  @ApiOkResponse({ schema: { example: { ...ACTION_EXAMPLE, verification_status: 'suspended' } } })
-  @ApiConflictResponse({ description: 'Already suspended' })
-  @ApiNotFoundResponse({ description: 'Unknown publisher' })
+  @ApiOkResponse({ type: AdminActionResultDto })
+  @ApiErrors({ 404: 'Unknown publisher', 409: 'Already suspended' })
   suspend(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
     return this.act(request, publisherId, 'suspend', body);
   }
@@ -85,16 +73,14 @@ export class PublisherAdminController {
   @Post(':publisher_id/unsuspend')
   @HttpCode(200)
   @ApiOperation({ summary: 'Lift a suspension (suspended → unverified)' })
-  @ApiOkResponse({ schema: { example: { ...ACTION_EXAMPLE, verification_status: 'unverified' } } })
-  @ApiConflictResponse({ description: 'Not suspended' })
-  @ApiNotFoundResponse({ description: 'Unknown publisher' })
+  @ApiOkResponse({ type: AdminActionResultDto })
+  @ApiErrors({ 404: 'Unknown publisher', 409: 'Not suspended' })
   unsuspend(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
     return this.act(request, publisherId, 'unsuspend', body);
   }
 
   private async act(request: AuthenticatedRequest, publisherId: string, action: AdminAction, body: AdminActionDto) {
     const caller = await this.callers.of(request);
-    const { publisher, notes } = await this.verification.transition(caller, publisherId, action, body.notes?.trim() || null);
-    return { status: 'success', publisher_id: publisher.id, verification_status: publisher.verificationStatus, notes };
+    return adminActionView(await this.verification.transition(caller, publisherId, action, body.notes?.trim() || null));
   }
 }

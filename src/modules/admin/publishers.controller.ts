@@ -1,25 +1,16 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
+import { ApiErrors } from '../../common/openapi.js';
 import { CallerService } from '../registry/caller.service.js';
 import type { VerificationStatus } from '../registry/entities/publisher.entity.js';
 import { PublishersService } from '../registry/publishers.service.js';
 import { ListPublishersQuery, SubmitVerificationDto, verificationDataProblems } from './admin.dto.js';
-import { publicPublisherView, verificationRequestView } from './admin.views.js';
+import { PublisherDetailDto, PublisherListDto, VerificationSubmittedDto } from './admin.responses.js';
+import { publicPublisherView, publisherDetailView, publisherListView, verificationSubmittedView } from './admin.views.js';
 import { PublisherVerificationService } from './publisher-verification.service.js';
-
-const PUBLISHER_EXAMPLE = {
-  id: 'uuid',
-  name: 'toolbox-team',
-  display_name: 'ToolBox Team',
-  verification_status: 'verified',
-  homepage: 'https://example.com',
-  package_count: 3,
-  total_downloads: 120,
-  created_at: '2026-01-02T03:04:05.000Z',
-};
 
 @ApiTags('publishers')
 @Controller('api/v1/publishers')
@@ -33,7 +24,8 @@ export class PublishersController {
   @Get()
   @Public()
   @ApiOperation({ summary: 'List publishers by name; package_count and total_downloads count what the caller may see' })
-  @ApiOkResponse({ schema: { example: { publishers: [PUBLISHER_EXAMPLE], total: 1, page: 1, per_page: 20 } } })
+  @ApiOkResponse({ type: PublisherListDto })
+  @ApiErrors({ 400: 'Invalid page, per_page or status' })
   async list(@Req() request: AuthenticatedRequest, @Query() query: ListPublishersQuery) {
     const caller = await this.callers.of(request);
     let statuses: VerificationStatus[] | undefined;
@@ -44,34 +36,32 @@ export class PublishersController {
       items.map((publisher) => publisher.id),
       caller,
     );
-    return {
-      publishers: items.map((publisher) => publicPublisherView(publisher, stats.get(publisher.id)!, caller)),
-      total,
-      page: query.page,
-      per_page: query.per_page,
-    };
+    return publisherListView(items, stats, caller, query.page, query.per_page, total);
   }
 
   @Post('verify')
   @Authenticated()
   @HttpCode(202)
   @ApiOperation({ summary: "Ask for the caller's publisher to be verified (unverified or rejected → pending)" })
-  @ApiAcceptedResponse({ schema: { example: { status: 'pending', request_id: 'uuid', publisher_id: 'uuid', method: 'github', submitted_at: '…' } } })
-  @ApiConflictResponse({ description: 'The publisher is already verified, already pending, or suspended' })
-  @ApiForbiddenResponse({ description: 'The caller has no publisher' })
+  @ApiAcceptedResponse({ type: VerificationSubmittedDto })
+  @ApiErrors({
+    403: 'The caller has no publisher',
+    409: 'The publisher is already verified, already pending, or suspended',
+    422: 'Unknown method, or data the method does not accept',
+  })
   async submit(@Req() request: AuthenticatedRequest, @Body() body: SubmitVerificationDto) {
     const problems = verificationDataProblems(body.method, body.data);
     if (problems.length) throw new PlatformError('UNPROCESSABLE_ENTITY', `Validation failed: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`, problems);
     const caller = await this.callers.of(request);
     const stored = await this.verification.submit(caller, body.method, body.data);
-    return { status: 'pending', request_id: stored.id, publisher_id: stored.publisherId, method: stored.method, submitted_at: stored.submittedAt.toISOString() };
+    return verificationSubmittedView(stored);
   }
 
   @Get(':name')
   @Public()
   @ApiOperation({ summary: 'Publisher detail, by name (case-insensitive) or id; admins and the publisher also see its verification requests' })
-  @ApiOkResponse({ schema: { example: PUBLISHER_EXAMPLE } })
-  @ApiNotFoundResponse({ description: 'Unknown publisher' })
+  @ApiOkResponse({ type: PublisherDetailDto })
+  @ApiErrors({ 404: 'Unknown publisher' })
   async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
     const caller = await this.callers.of(request);
     const publisher = await this.publishers.findByNameOrId(name);
@@ -79,7 +69,6 @@ export class PublishersController {
     const stats = (await this.publishers.stats([publisher.id], caller)).get(publisher.id)!;
     const view = publicPublisherView(publisher, stats, caller);
     if (!caller.isAdmin && caller.publisherId !== publisher.id) return view;
-    const requests = await this.verification.requestsOf(publisher.id);
-    return { ...view, verification_requests: requests.map(verificationRequestView) };
+    return publisherDetailView(view, await this.verification.requestsOf(publisher.id));
   }
 }

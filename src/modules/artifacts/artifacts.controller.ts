@@ -1,23 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiConflictResponse,
-  ApiConsumes,
-  ApiCreatedResponse,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiPayloadTooLargeResponse,
-  ApiProduces,
-  ApiTags,
-  ApiUnprocessableEntityResponse,
-} from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
+import { ApiErrors, ApiFileResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
@@ -27,22 +14,8 @@ import { ArtifactBuildsService } from './artifact-builds.service.js';
 import { canonicalArtifactType } from './artifact-vocabulary.js';
 import { BuildQuery, CreateArtifactDto, ListArtifactsQuery, UPLOAD_BUILD_BODY } from './artifacts.dto.js';
 import { ArtifactsService } from './artifacts.service.js';
-import { artifactDetail, artifactListItem, artifactVersionView, buildView, latestBuildView } from './artifacts.views.js';
-
-const BUILD_EXAMPLE = { platform: 'windows', architecture: 'x64', filename: 'app-setup.msi', size_bytes: 1048576, checksum_sha256: '…', installer_type: 'msi', downloads: 0 };
-const ARTIFACT_EXAMPLE = {
-  id: 'uuid',
-  name: 'toolbox-desktop',
-  artifact_type: 'desktop_app',
-  description: 'The desktop app',
-  homepage: 'https://example.com',
-  repository: 'https://github.com/example/app',
-  publisher: { name: 'toolbox-team', display_name: 'ToolBox Team', verified: true },
-  latest_version: '1.4.0',
-  total_downloads: 0,
-  created_at: '…',
-  updated_at: '…',
-};
+import { ArtifactDetailDto, ArtifactListDto, BuildDownloadTicketDto, LatestBuildDto, UploadedBuildDto } from './artifacts.responses.js';
+import { artifactDetail, artifactListView, buildDownloadTicketView, latestBuildView, uploadedBuildView } from './artifacts.views.js';
 
 @ApiTags('artifacts')
 @Controller('api/v1/artifacts')
@@ -57,7 +30,8 @@ export class ArtifactsController {
   @Get()
   @Public()
   @ApiOperation({ summary: 'List artifacts, most recently updated first' })
-  @ApiOkResponse({ schema: { example: { artifacts: [ARTIFACT_EXAMPLE], total: 1, page: 1, per_page: 20 } } })
+  @ApiOkResponse({ type: ArtifactListDto })
+  @ApiErrors({ 400: 'Invalid page, per_page or artifact_type' })
   async list(@Query() query: ListArtifactsQuery) {
     const { items, total } = await this.artifacts.list({
       page: query.page,
@@ -65,17 +39,19 @@ export class ArtifactsController {
       artifactType: query.artifact_type ? (canonicalArtifactType(query.artifact_type) ?? undefined) : undefined,
       publisher: query.publisher,
     });
-    return { artifacts: items.map(({ artifact, publisher }) => artifactListItem(artifact, publisher)), total, page: query.page, per_page: query.per_page };
+    return artifactListView(items, total, query.page, query.per_page);
   }
 
   @Post()
   @Authenticated()
   @HttpCode(201)
   @ApiOperation({ summary: "Create an artifact owned by the caller's publisher" })
-  @ApiCreatedResponse({ schema: { example: { ...ARTIFACT_EXAMPLE, latest_version: null, versions: [] } } })
-  @ApiConflictResponse({ description: 'The name is taken (case-insensitively)' })
-  @ApiForbiddenResponse({ description: 'No publisher, a suspended one, or (REGISTRY_REQUIRE_VERIFIED_PUBLISHER) an unverified one' })
-  @ApiUnprocessableEntityResponse({ description: 'Unknown artifact_type, bad name or URL' })
+  @ApiCreatedResponse({ type: ArtifactDetailDto })
+  @ApiErrors({
+    403: 'No publisher, a suspended one, or (REGISTRY_REQUIRE_VERIFIED_PUBLISHER) an unverified one',
+    409: 'The name is taken (case-insensitively)',
+    422: 'Unknown artifact_type, bad name or URL',
+  })
   async create(@Req() request: AuthenticatedRequest, @Body() body: CreateArtifactDto) {
     const caller = await this.callers.of(request);
     const { artifact, publisher } = await this.artifacts.create(caller, {
@@ -91,8 +67,8 @@ export class ArtifactsController {
   @Get(':name')
   @Public()
   @ApiOperation({ summary: 'Artifact detail with every version and its builds' })
-  @ApiOkResponse({ schema: { example: { ...ARTIFACT_EXAMPLE, versions: [{ version: '1.4.0', released_at: '…', changelog: '', min_os_version: null, builds: [BUILD_EXAMPLE] }] } } })
-  @ApiNotFoundResponse({ description: 'Unknown artifact' })
+  @ApiOkResponse({ type: ArtifactDetailDto })
+  @ApiErrors({ 404: 'Unknown artifact' })
   async detail(@Param('name') name: string) {
     const { artifact, publisher, versions } = await this.artifacts.detail(name);
     return artifactDetail(artifact, publisher, versions);
@@ -104,11 +80,14 @@ export class ArtifactsController {
   @ApiOperation({ summary: 'Upload a build (multipart); one build per platform and architecture of a version (publisher of the artifact)' })
   @ApiConsumes('multipart/form-data')
   @ApiBody(UPLOAD_BUILD_BODY)
-  @ApiCreatedResponse({ schema: { example: { artifact: 'toolbox-desktop', version: '1.4.0', released_at: '…', changelog: '', min_os_version: null, builds: [BUILD_EXAMPLE], build: BUILD_EXAMPLE } } })
-  @ApiConflictResponse({ description: 'The version already has a build for this platform and architecture' })
-  @ApiForbiddenResponse({ description: 'Not the publisher of the artifact, or the publisher is suspended' })
-  @ApiPayloadTooLargeResponse({ description: 'Over UPLOAD_MAX_BYTES' })
-  @ApiUnprocessableEntityResponse({ description: 'Bad version, platform, architecture, or no file' })
+  @ApiCreatedResponse({ type: UploadedBuildDto })
+  @ApiErrors({
+    403: 'Not the publisher of the artifact, or the publisher is suspended',
+    404: 'Unknown artifact',
+    409: 'The version already has a build for this platform and architecture',
+    413: 'Over UPLOAD_MAX_BYTES',
+    422: 'Bad version, platform, architecture, or no file',
+  })
   async upload(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string) {
     const caller = await this.callers.of(request);
     let artifact;
@@ -122,13 +101,7 @@ export class ArtifactsController {
     const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { artifact: updated, version, build } = await this.builds.upload(caller, artifact, body);
-      return {
-        artifact: updated.name,
-        latest_version: updated.latestVersion,
-        ...artifactVersionView(version),
-        build: buildView(build),
-        download_url: this.builds.signedUrl(build.storageKey, baseUrlOf(request)),
-      };
+      return uploadedBuildView(updated, version, build, this.builds.signedUrl(build.storageKey, baseUrlOf(request)));
     } finally {
       await body.cleanup();
     }
@@ -138,11 +111,11 @@ export class ArtifactsController {
   @Get(':name/latest')
   @Public()
   @ApiOperation({ summary: 'The latest build for a platform and architecture: highest version with a match, exact preferred over "all"' })
-  @ApiOkResponse({
-    schema: { example: { artifact: 'toolbox-desktop', version: '1.4.0', released_at: '…', changelog: '', min_os_version: null, build: { platform: 'windows', architecture: 'x64', filename: 'app-setup.msi', size_bytes: 1048576, checksum_sha256: '…', installer_type: 'msi' } } },
+  @ApiOkResponse({ type: LatestBuildDto })
+  @ApiErrors({
+    400: 'Unknown platform or architecture, or several equally good builds',
+    404: 'Unknown artifact, or no build for the platform (named in the message)',
   })
-  @ApiNotFoundResponse({ description: 'Unknown artifact, or no build for the platform (named in the message)' })
-  @ApiBadRequestResponse({ description: 'Unknown platform or architecture, or several equally good builds' })
   async latest(@Param('name') name: string, @Query() query: BuildQuery) {
     const { artifact, version, build } = await this.builds.latest(name, { platform: query.platform, architecture: query.architecture });
     return latestBuildView(artifact, version, build);
@@ -151,28 +124,22 @@ export class ArtifactsController {
   @Get(':name/versions/:version/download')
   @Public()
   @ApiOperation({ summary: 'A signed, time-limited download URL for one build' })
-  @ApiOkResponse({ schema: { example: { url: 'http://…/api/v1/files/artifacts/…?expires=…&signature=…', expires_in: 600, filename: 'app-setup.msi', size_bytes: 1048576, checksum_sha256: '…', platform: 'windows', architecture: 'x64' } } })
-  @ApiNotFoundResponse({ description: 'Unknown artifact or version, or no build for the platform' })
+  @ApiOkResponse({ type: BuildDownloadTicketDto })
+  @ApiErrors({ 400: 'Several builds match: choose with platform and architecture', 404: 'Unknown artifact or version, or no build for the platform' })
   async downloadUrl(@Req() request: Request, @Param('name') name: string, @Param('version') version: string, @Query() query: BuildQuery) {
     const { build } = await this.builds.find(name, version, { platform: query.platform, architecture: query.architecture });
-    return {
-      url: this.builds.signedUrl(build.storageKey, baseUrlOf(request)),
-      expires_in: this.builds.signedUrlTtlSeconds,
-      filename: build.filename,
-      size_bytes: build.sizeBytes,
-      checksum_sha256: build.checksumSha256,
-      platform: build.platform,
-      architecture: build.architecture,
-    };
+    return buildDownloadTicketView(build, this.builds.signedUrl(build.storageKey, baseUrlOf(request)), this.builds.signedUrlTtlSeconds);
   }
 
   @Get(':name/:version')
   @Public()
   @ApiOperation({ summary: 'Download a build; platform and architecture may be left out when the version has one build. ETag and ranges supported' })
-  @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: 'The file; Content-Disposition carries its filename, X-Checksum-Sha256 its SHA-256' })
-  @ApiNotFoundResponse({ description: 'Unknown artifact or version, or no build for the platform' })
-  @ApiBadRequestResponse({ description: 'Several builds match: choose with platform and architecture' })
+  @ApiFileResponse('The file; Content-Disposition carries its filename, X-Checksum-Sha256 its SHA-256', 'application/octet-stream')
+  @ApiErrors({
+    400: 'Several builds match: choose with platform and architecture',
+    404: 'Unknown artifact or version, or no build for the platform',
+    416: 'Range not satisfiable',
+  })
   async download(
     @Req() request: Request,
     // Not passthrough: sendStoredObject ends the response itself (304, 206, 200).

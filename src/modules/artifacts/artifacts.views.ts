@@ -3,13 +3,23 @@ import { publisherRef } from '../registry/registry.views.js';
 import type { ArtifactBuildEntity } from './entities/artifact-build.entity.js';
 import type { ArtifactVersionEntity } from './entities/artifact-version.entity.js';
 import type { ArtifactEntity } from './entities/artifact.entity.js';
+import type {
+  ArtifactDetailDto,
+  ArtifactListDto,
+  ArtifactListItemDto,
+  ArtifactVersionDto,
+  BuildDownloadTicketDto,
+  BuildDto,
+  LatestBuildDto,
+  UploadedBuildDto,
+} from './artifacts.responses.js';
 
 export interface VersionWithBuilds {
   version: ArtifactVersionEntity;
   builds: ArtifactBuildEntity[];
 }
 
-export function artifactListItem(artifact: ArtifactEntity, publisher: PublisherEntity | null) {
+export function artifactListItem(artifact: ArtifactEntity, publisher: PublisherEntity | null): ArtifactListItemDto {
   return {
     id: artifact.id,
     name: artifact.name,
@@ -25,7 +35,7 @@ export function artifactListItem(artifact: ArtifactEntity, publisher: PublisherE
   };
 }
 
-export function buildView(build: ArtifactBuildEntity) {
+export function buildView(build: ArtifactBuildEntity): BuildDto {
   return {
     platform: build.platform,
     architecture: build.architecture,
@@ -37,7 +47,7 @@ export function buildView(build: ArtifactBuildEntity) {
   };
 }
 
-export function artifactVersionView({ version, builds }: VersionWithBuilds) {
+export function artifactVersionView({ version, builds }: VersionWithBuilds): ArtifactVersionDto {
   return {
     version: version.version,
     released_at: version.releasedAt.toISOString(),
@@ -47,12 +57,12 @@ export function artifactVersionView({ version, builds }: VersionWithBuilds) {
   };
 }
 
-export function artifactDetail(artifact: ArtifactEntity, publisher: PublisherEntity | null, versions: VersionWithBuilds[]) {
+export function artifactDetail(artifact: ArtifactEntity, publisher: PublisherEntity | null, versions: VersionWithBuilds[]): ArtifactDetailDto {
   return { ...artifactListItem(artifact, publisher), versions: versions.map(artifactVersionView) };
 }
 
 /** The seed's latest-build view. */
-export function latestBuildView(artifact: ArtifactEntity, version: ArtifactVersionEntity, build: ArtifactBuildEntity) {
+export function latestBuildView(artifact: ArtifactEntity, version: ArtifactVersionEntity, build: ArtifactBuildEntity): LatestBuildDto {
   return {
     artifact: artifact.name,
     version: version.version,
@@ -67,5 +77,31 @@ export function latestBuildView(artifact: ArtifactEntity, version: ArtifactVersi
       checksum_sha256: build.checksumSha256,
       installer_type: build.installerType,
     },
+  };
+}
+
+export function artifactListView(items: { artifact: ArtifactEntity; publisher: PublisherEntity | null }[], total: number, page: number, perPage: number): ArtifactListDto {
+  return { artifacts: items.map(({ artifact, publisher }) => artifactListItem(artifact, publisher)), total, page, per_page: perPage };
+}
+
+export function uploadedBuildView(artifact: ArtifactEntity, version: VersionWithBuilds, build: ArtifactBuildEntity, downloadUrl: string): UploadedBuildDto {
+  return {
+    artifact: artifact.name,
+    latest_version: artifact.latestVersion,
+    ...artifactVersionView(version),
+    build: buildView(build),
+    download_url: downloadUrl,
+  };
+}
+
+export function buildDownloadTicketView(build: ArtifactBuildEntity, url: string, expiresInSeconds: number): BuildDownloadTicketDto {
+  return {
+    url,
+    expires_in: expiresInSeconds,
+    filename: build.filename,
+    size_bytes: build.sizeBytes,
+    checksum_sha256: build.checksumSha256,
+    platform: build.platform,
+    architecture: build.architecture,
   };
 }

@@ -1,20 +1,9 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProduces,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { ApiErrors, ApiFileResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
@@ -22,37 +11,8 @@ import { CallerService } from '../registry/caller.service.js';
 import { baseUrlOf } from '../registry/package-versions.controller.js';
 import { CreateDiffDto, createDiffRequestOf } from './diff.dto.js';
 import { DiffService, type DiffOutcome } from './diff.service.js';
+import { DiffInfoDto, DiffPendingDto } from './diff.responses.js';
 import { deltaFileName, diffInfoView, diffPendingView } from './diff.views.js';
-
-const DIFF_INFO_EXAMPLE = {
-  status: 'ready',
-  package_name: 'CloudM',
-  from_version: '1.0.0',
-  to_version: '1.1.0',
-  format: 'tbdelta/1',
-  patch_size: 2048,
-  full_size: 524288,
-  compression_ratio: 0.00390625,
-  recommended: true,
-  patch_storage_path: 'deltas/7f0c…/1.0.0-1.1.0-3b1e9a0c4d2f.tbdelta',
-  patch_checksum: '3b1e9a0c4d2f…',
-  changed_files: 1,
-  added_files: 0,
-  deleted_files: 0,
-  kept_files: 41,
-  exact_rebuild: true,
-  created_at: '2026-01-02T03:04:05.000Z',
-  download_url: 'http://localhost:4025/api/v1/packages/CloudM/diff/1.0.0/1.1.0/download',
-};
-
-const PENDING_EXAMPLE = {
-  status: 'pending',
-  job_id: 'diff.generate:…',
-  package_name: 'CloudM',
-  from_version: '1.0.0',
-  to_version: '1.1.0',
-  info_url: 'http://localhost:4025/api/v1/packages/CloudM/diff/1.0.0/1.1.0',
-};
 
 /** Seconds a client should wait before asking again about a queued delta. */
 const PENDING_RETRY_AFTER_SECONDS = 2;
@@ -74,11 +34,13 @@ export class DiffController {
     description: 'from_version, to_version and force as a JSON body or as query parameters. 200 with Diff info when the delta exists (unless force), else 202 with the job id.',
   })
   @ApiBody({ type: CreateDiffDto, required: false })
-  @ApiOkResponse({ description: 'The delta exists', schema: { example: DIFF_INFO_EXAMPLE } })
-  @ApiAcceptedResponse({ description: 'Queued', schema: { example: PENDING_EXAMPLE } })
-  @ApiBadRequestResponse({ description: 'Identical versions, or from newer than to' })
-  @ApiForbiddenResponse({ description: 'Not the publisher of the package nor an admin' })
-  @ApiNotFoundResponse({ description: 'Unknown package or version, or a package the caller cannot read' })
+  @ApiOkResponse({ description: 'The delta exists', type: DiffInfoDto })
+  @ApiAcceptedResponse({ description: 'Queued', type: DiffPendingDto })
+  @ApiErrors({
+    400: 'Identical versions, or from newer than to',
+    403: 'Not the publisher of the package nor an admin',
+    404: 'Unknown package or version, or a package the caller cannot read',
+  })
   async create(
     @Req() request: Request & AuthenticatedRequest,
     @Res({ passthrough: true }) response: Response,
@@ -100,11 +62,13 @@ export class DiffController {
   })
   @ApiParam({ name: 'from', example: '1.0.0' })
   @ApiParam({ name: 'to', example: '1.1.0' })
-  @ApiOkResponse({ description: 'Diff info', schema: { example: DIFF_INFO_EXAMPLE } })
-  @ApiAcceptedResponse({ description: 'Being generated; ask again (Retry-After)', schema: { example: PENDING_EXAMPLE } })
-  @ApiBadRequestResponse({ description: 'Identical versions, or from newer than to' })
-  @ApiNotFoundResponse({ description: 'Unknown package or version, or a package the caller cannot read' })
-  @ApiServiceUnavailableResponse({ description: 'Generating this delta failed recently; download the full version' })
+  @ApiOkResponse({ description: 'Diff info', type: DiffInfoDto })
+  @ApiAcceptedResponse({ description: 'Being generated; ask again (Retry-After)', type: DiffPendingDto })
+  @ApiErrors({
+    400: 'Identical versions, or from newer than to',
+    404: 'Unknown package or version, or a package the caller cannot read',
+    503: 'Generating this delta failed recently; download the full version',
+  })
   async info(
     @Req() request: Request & AuthenticatedRequest,
     @Res({ passthrough: true }) response: Response,
@@ -121,9 +85,8 @@ export class DiffController {
   @ApiOperation({ summary: 'The delta file (TBDELTA1, docs/delta-format.md); ETag, If-None-Match and Range supported; 404 until it exists' })
   @ApiParam({ name: 'from', example: '1.0.0' })
   @ApiParam({ name: 'to', example: '1.1.0' })
-  @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: 'The patch; X-Patch-Checksum carries its SHA-256' })
-  @ApiNotFoundResponse({ description: 'The delta does not exist yet, or unknown package or version' })
+  @ApiFileResponse('The patch; X-Patch-Checksum carries its SHA-256', 'application/octet-stream')
+  @ApiErrors({ 404: 'The delta does not exist yet, or unknown package or version', 416: 'Range not satisfiable' })
   async download(
     @Req() request: Request & AuthenticatedRequest,
     // Not passthrough: sendStoredObject ends the response itself (304, 206, 200), Nest must not reply again.

@@ -1,5 +1,6 @@
 import type { PackageEntity } from '../registry/entities/package.entity.js';
 import type { PackageDeltaEntity } from './entities/package-delta.entity.js';
+import type { DiffInfoDto, DiffPendingDto } from './diff.responses.js';
 
 /** Above this share of the full file, a delta saves too little to be worth applying (issue 5). */
 export const RECOMMENDED_MAX_RATIO = 0.8;
@@ -13,12 +14,12 @@ export function diffPath(packageName: string, fromVersion: string, toVersion: st
 }
 
 /** Diff info: the seed's fields plus what a client needs to decide and to verify. */
-export function diffInfoView(pkg: Pick<PackageEntity, 'name'>, delta: PackageDeltaEntity, baseUrl: string) {
+export function diffInfoView(pkg: Pick<PackageEntity, 'name'>, delta: PackageDeltaEntity, baseUrl: string): DiffInfoDto {
   const patchSize = delta.patchSize ?? 0;
   const fullSize = delta.fullSize ?? 0;
   const ratio = compressionRatio(patchSize, fullSize);
   return {
-    status: 'ready' as const,
+    status: 'ready',
     package_name: pkg.name,
     from_version: delta.fromVersion,
     to_version: delta.toVersion,
@@ -39,9 +40,9 @@ export function diffInfoView(pkg: Pick<PackageEntity, 'name'>, delta: PackageDel
   };
 }
 
-export function diffPendingView(pkg: Pick<PackageEntity, 'name'>, fromVersion: string, toVersion: string, jobId: string, baseUrl: string) {
+export function diffPendingView(pkg: Pick<PackageEntity, 'name'>, fromVersion: string, toVersion: string, jobId: string, baseUrl: string): DiffPendingDto {
   return {
-    status: 'pending' as const,
+    status: 'pending',
     job_id: jobId,
     package_name: pkg.name,
     from_version: fromVersion,

@@ -1,12 +1,14 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
+import { ApiErrors } from '../../common/openapi.js';
 import { CallerService } from './caller.service.js';
 import { PublishersService } from './publishers.service.js';
 import { RegisterPublisherDto } from './registry.dto.js';
-import { publisherView } from './registry.views.js';
+import { CurrentUserDto, PublisherDto, RegisteredPublisherDto } from './registry.responses.js';
+import { currentUserView, publisherView, registeredPublisherView } from './registry.views.js';
 
 @ApiTags('auth')
 @Authenticated()
@@ -19,25 +21,18 @@ export class AuthController {
 
   @Get('me')
   @ApiOperation({ summary: 'Current user (created at the first authenticated request)' })
-  @ApiOkResponse({ schema: { example: { id: 'uuid', platform_user_id: '42', email: 'a@b.c', username: 'ada', is_admin: false, publisher_id: null, is_verified: false } } })
+  @ApiOkResponse({ type: CurrentUserDto })
   async me(@Req() request: AuthenticatedRequest) {
     const caller = await this.callers.of(request);
     const user = caller.user!;
     const publisher = caller.publisherId ? await this.publishers.findById(caller.publisherId) : null;
-    return {
-      id: user.id,
-      platform_user_id: user.platformUserId,
-      email: user.email,
-      username: user.username,
-      is_admin: caller.isAdmin,
-      publisher_id: publisher?.id ?? null,
-      is_verified: publisher?.verificationStatus === 'verified',
-    };
+    return currentUserView(user, caller, publisher);
   }
 
   @Get('publisher')
   @ApiOperation({ summary: "The caller's own publisher" })
-  @ApiNotFoundResponse({ description: 'The user has no publisher' })
+  @ApiOkResponse({ type: PublisherDto })
+  @ApiErrors({ 404: 'The user has no publisher' })
   async publisher(@Req() request: AuthenticatedRequest) {
     const caller = await this.callers.of(request);
     const publisher = caller.publisherId ? await this.publishers.findById(caller.publisherId) : null;
@@ -49,8 +44,8 @@ export class AuthController {
   @Post('register-publisher')
   @HttpCode(201)
   @ApiOperation({ summary: 'Register the caller as a publisher' })
-  @ApiCreatedResponse({ description: 'Publisher created with verification_status "unverified"' })
-  @ApiConflictResponse({ description: 'Name taken (case-insensitively) or the user already has a publisher' })
+  @ApiCreatedResponse({ type: RegisteredPublisherDto, description: 'Publisher created with verification_status "unverified"' })
+  @ApiErrors({ 409: 'Name taken (case-insensitively) or the user already has a publisher', 422: 'Invalid name, e-mail or homepage' })
   async registerPublisher(@Req() request: AuthenticatedRequest, @Body() body: RegisterPublisherDto) {
     const caller = await this.callers.of(request);
     const publisher = await this.publishers.register(caller.user!.id, {
@@ -59,7 +54,6 @@ export class AuthController {
       email: body.email,
       homepage: body.homepage,
     });
-    const { created_at: _createdAt, ...view } = publisherView(publisher);
-    return view;
+    return registeredPublisherView(publisher);
   }
 }

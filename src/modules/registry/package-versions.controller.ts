@@ -1,16 +1,18 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
+import { ApiErrors, ApiFileOrJsonResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import { CallerService } from './caller.service.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { YankDto } from './registry.dto.js';
-import { packageFileName, versionView } from './registry.views.js';
+import { DownloadTicketDto, UploadedVersionDto, VersionDetailDto, VersionDto } from './registry.responses.js';
+import { downloadTicketView, packageFileName, uploadedVersionView, versionDetailView, versionView } from './registry.views.js';
 
 const UPLOAD_BODY = {
   schema: {
@@ -45,22 +47,20 @@ export class PackageVersionsController {
   @ApiOperation({ summary: 'Upload a version (multipart); both seed paths are accepted' })
   @ApiConsumes('multipart/form-data')
   @ApiBody(UPLOAD_BODY)
-  @ApiCreatedResponse({ schema: { example: { status: 'uploaded', package: 'CloudM', version: '1.2.0', size: 1234, checksum_sha256: '…', published_at: '…', download_url: '…' } } })
-  @ApiConflictResponse({ description: 'The version exists' })
+  @ApiCreatedResponse({ type: UploadedVersionDto })
+  @ApiErrors({
+    403: 'Not the publisher of the package, or the publisher is suspended',
+    404: 'Unknown package',
+    409: 'The version exists',
+    413: 'Over UPLOAD_MAX_BYTES',
+    422: 'Bad version or dependencies, no file, or a rejected archive',
+  })
   async upload(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string) {
     const caller = await this.callers.of(request);
     const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);
-      return {
-        status: 'uploaded',
-        package: pkg.name,
-        version: version.version,
-        size: version.sizeBytes,
-        checksum_sha256: version.checksumSha256,
-        published_at: version.publishedAt.toISOString(),
-        download_url: this.versions.signedUrl(version.storageKey, baseUrlOf(request)),
-      };
+      return uploadedVersionView(pkg, version, this.versions.signedUrl(version.storageKey, baseUrlOf(request)));
     } finally {
       await body.cleanup();
     }
@@ -69,24 +69,19 @@ export class PackageVersionsController {
   @Get('versions/:version/download')
   @Public()
   @ApiOperation({ summary: 'A signed, time-limited download URL (token required for unlisted and private packages)' })
-  @ApiOkResponse({ schema: { example: { url: 'http://…/api/v1/files/…?expires=…&signature=…', expires_in: 600, size: 1, checksum_sha256: '…', filename: 'x-1.0.0.zip', yanked: false } } })
+  @ApiOkResponse({ type: DownloadTicketDto })
+  @ApiErrors({ 404: 'Unknown package or version, or not visible to the caller' })
   async downloadUrl(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string) {
     const caller = await this.callers.of(request);
     const ticket = await this.versions.downloadTicket(caller, name, version, baseUrlOf(request));
-    return {
-      url: ticket.url,
-      expires_in: ticket.expiresIn,
-      size: ticket.size,
-      checksum_sha256: ticket.checksumSha256,
-      filename: ticket.filename,
-      yanked: ticket.yanked,
-    };
+    return downloadTicketView(ticket);
   }
 
   @Get('versions/:version')
   @Public()
   @ApiOperation({ summary: 'The version file (application/zip, ranges supported), or its JSON detail with Accept: application/json' })
-  @ApiProduces('application/zip', 'application/json')
+  @ApiFileOrJsonResponse('The ZIP file (X-Checksum-Sha256 carries its SHA-256), or with Accept: application/json its detail', 'application/zip', VersionDetailDto)
+  @ApiErrors({ 404: 'Unknown package or version, or not visible to the caller', 416: 'Range not satisfiable' })
   async version(
     @Req() request: Request & AuthenticatedRequest,
     @Res() response: Response,
@@ -96,11 +91,7 @@ export class PackageVersionsController {
     const caller = await this.callers.of(request);
     const { pkg, version: row } = await this.versions.findVersion(caller, name, version);
     if (request.accepts(['application/zip', 'application/octet-stream', 'application/json']) === 'application/json') {
-      response.json({
-        package: pkg.name,
-        ...versionView(row),
-        download_url: this.versions.signedUrl(row.storageKey, baseUrlOf(request)),
-      });
+      response.json(versionDetailView(pkg, row, this.versions.signedUrl(row.storageKey, baseUrlOf(request))));
       return;
     }
     await sendStoredObject(request, response, {
@@ -118,6 +109,8 @@ export class PackageVersionsController {
   @Authenticated()
   @HttpCode(200)
   @ApiOperation({ summary: 'Yank a version (owner or admin); it stays downloadable by exact version' })
+  @ApiOkResponse({ type: VersionDto })
+  @ApiErrors({ 403: 'Not the owner nor an admin', 404: 'Unknown package or version' })
   async yank(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string, @Body() body: YankDto) {
     const caller = await this.callers.of(request);
     return versionView(await this.versions.setYanked(caller, name, version, true, body.reason));
@@ -127,6 +120,8 @@ export class PackageVersionsController {
   @Authenticated()
   @HttpCode(200)
   @ApiOperation({ summary: 'Reverse a yank (owner or admin)' })
+  @ApiOkResponse({ type: VersionDto })
+  @ApiErrors({ 403: 'Not the owner nor an admin', 404: 'Unknown package or version' })
   async unyank(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string) {
     const caller = await this.callers.of(request);
     return versionView(await this.versions.setYanked(caller, name, version, false));

@@ -1,22 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiCreatedResponse,
-  ApiExtraModels,
-  ApiForbiddenResponse,
-  ApiNoContentResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
+import { ApiErrors } from '../../common/openapi.js';
 import { validateAs } from '../../common/validation.pipe.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
@@ -25,7 +14,8 @@ import { PackageVersionsService } from './package-versions.service.js';
 import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
 import { CreatePackageDto, ListPackagesQuery, UpdatePackageDto } from './registry.dto.js';
-import { packageDetail, packageListItem } from './registry.views.js';
+import { PackageDetailDto, PackageListDto } from './registry.responses.js';
+import { packageDetail, packageListView } from './registry.views.js';
 
 export function packageInputOf(dto: CreatePackageDto): PackageInput {
   return {
@@ -57,7 +47,8 @@ export class PackagesController {
   @Get()
   @Public()
   @ApiOperation({ summary: 'List packages the caller may see, most recently updated first' })
-  @ApiOkResponse({ schema: { example: { packages: [], total: 0, page: 1, per_page: 20 } } })
+  @ApiOkResponse({ type: PackageListDto })
+  @ApiErrors({ 400: 'Invalid page, per_page or package_type' })
   async list(@Req() request: AuthenticatedRequest, @Query() query: ListPackagesQuery) {
     const caller = await this.callers.of(request);
     const { items, total } = await this.packages.list(caller, {
@@ -66,7 +57,7 @@ export class PackagesController {
       packageType: query.package_type,
       publisher: query.publisher,
     });
-    return { packages: items.map(({ pkg, publisher }) => packageListItem(pkg, publisher)), total, page: query.page, per_page: query.per_page };
+    return packageListView(items, total, query.page, query.per_page);
   }
 
   @Post()
@@ -86,8 +77,13 @@ export class PackagesController {
       ],
     },
   })
-  @ApiCreatedResponse({ description: 'The package view' })
-  @ApiForbiddenResponse({ description: 'The caller has no publisher, or it is suspended' })
+  @ApiCreatedResponse({ type: PackageDetailDto, description: 'The package view' })
+  @ApiErrors({
+    403: 'The caller has no publisher, or it is suspended',
+    409: 'The name is taken (case-insensitively)',
+    413: 'Over UPLOAD_MAX_BYTES',
+    422: 'Invalid metadata, or a rejected archive',
+  })
   async create(@Req() request: Request & AuthenticatedRequest) {
     const caller = await this.callers.of(request);
     if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
@@ -124,9 +120,10 @@ export class PackagesController {
   @Get(':name')
   @Public()
   @ApiOperation({ summary: 'Package detail with its versions' })
-  @ApiNotFoundResponse({ description: 'Unknown, or not visible to the caller' })
+  @ApiOkResponse({ type: PackageDetailDto })
+  @ApiErrors({ 404: 'Unknown, or not visible to the caller' })
   async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
-    const cached = this.viewCache.get(name.toLowerCase());
+    const cached = this.viewCache.get(name.toLowerCase()) as PackageDetailDto | undefined;
     if (cached) return cached;
     const snapshot = this.viewCache.snapshot();
     const caller = await this.callers.of(request);
@@ -139,6 +136,8 @@ export class PackagesController {
   @Patch(':name')
   @Authenticated()
   @ApiOperation({ summary: "Update a package (owner's publisher or admin)" })
+  @ApiOkResponse({ type: PackageDetailDto })
+  @ApiErrors({ 403: "Not the owner's publisher nor an admin", 404: 'Unknown, or not visible to the caller', 422: 'Invalid field' })
   async update(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Body() body: UpdatePackageDto) {
     const caller = await this.callers.of(request);
     const { pkg } = await this.packages.update(caller, name, {
@@ -159,7 +158,8 @@ export class PackagesController {
   @Authenticated({ admin: true })
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a package, its versions and every stored file (admin)' })
-  @ApiNoContentResponse()
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrors({ 404: 'Unknown package' })
   async remove(@Req() request: AuthenticatedRequest, @Param('name') name: string): Promise<void> {
     const caller = await this.callers.of(request);
     await this.packages.delete(caller, name);

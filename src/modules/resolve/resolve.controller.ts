@@ -1,43 +1,16 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { ApiErrors } from '../../common/openapi.js';
 import { CallerService } from '../registry/caller.service.js';
 import { baseUrlOf } from '../registry/package-versions.controller.js';
 import type { RequirementInput } from './requirement.js';
 import { CheckCompatibilityDto, ResolveRequestDto } from './resolve.dto.js';
+import { CompatibilityDto, ResolutionDto } from './resolve.responses.js';
 import { ResolveService } from './resolve.service.js';
 import { compatibilityView, resolutionView } from './resolve.views.js';
-
-const RESOLUTION_EXAMPLE = {
-  success: true,
-  resolved: {
-    CloudM: {
-      name: 'CloudM',
-      version: '2.1.0',
-      download_url: 'http://localhost:4025/api/v1/files/packages/…/2.1.0-3b1e9a0c4d2f.zip?expires=…&signature=…',
-      checksum: '3b1e9a0c4d2f…',
-      checksum_sha256: '3b1e9a0c4d2f…',
-      dependencies: ['lib^1.2'],
-    },
-  },
-  conflicts: [],
-  warnings: [],
-  errors: [],
-};
-
-const CHECK_EXAMPLE = {
-  compatible: false,
-  reason: 'CloudM 2.1.0 requires toolbox >=2.0.0, not 1.5.0',
-  package: 'CloudM',
-  version: '2.1.0',
-  toolbox_version: '1.5.0',
-  requires_toolbox: '>=2.0.0',
-  dependencies: {},
-  warnings: [],
-  conflicts: ['CloudM 2.1.0 requires toolbox >=2.0.0, not 1.5.0'],
-};
 
 @ApiTags('resolve')
 @Controller('api/v1/resolve')
@@ -59,9 +32,11 @@ export class ResolveController {
       'success=false is still 200, with `conflicts` (repeated as `errors`) naming the chain that caused each.',
   })
   @ApiBody({ type: ResolveRequestDto })
-  @ApiOkResponse({ schema: { example: RESOLUTION_EXAMPLE } })
-  @ApiBadRequestResponse({ description: 'A malformed requirement or toolbox_version (named in the message), or no requirement at all' })
-  @ApiUnprocessableEntityResponse({ description: 'Body fields of the wrong type' })
+  @ApiOkResponse({ type: ResolutionDto })
+  @ApiErrors({
+    400: 'A malformed requirement or toolbox_version (named in the message), or no requirement at all',
+    422: 'Body fields of the wrong type',
+  })
   async resolve(@Req() request: Request & AuthenticatedRequest, @Body() body: ResolveRequestDto) {
     const caller = await this.callers.of(request);
     const inputs: RequirementInput[] = [...(body.requirements ?? []), ...(body.packages ?? []).map((item) => ({ name: item.name, version: item.version }))];
@@ -71,9 +46,8 @@ export class ResolveController {
   @Get('check')
   @Public()
   @ApiOperation({ summary: 'Check compatibility', description: 'Whether a package version (default: latest), with its dependencies, installs on a host (ToolBox) version.' })
-  @ApiOkResponse({ schema: { example: CHECK_EXAMPLE } })
-  @ApiBadRequestResponse({ description: 'Missing package, or a malformed toolbox_version' })
-  @ApiNotFoundResponse({ description: 'Unknown or invisible package, or unknown version' })
+  @ApiOkResponse({ type: CompatibilityDto })
+  @ApiErrors({ 400: 'Missing package, or a malformed toolbox_version', 404: 'Unknown or invisible package, or unknown version' })
   async checkByQuery(@Req() request: AuthenticatedRequest, @Query() query: CheckCompatibilityDto) {
     return this.check(request, query);
   }
@@ -83,9 +57,8 @@ export class ResolveController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Check compatibility (JSON body)', description: 'The same check as GET /api/v1/resolve/check.' })
   @ApiBody({ type: CheckCompatibilityDto })
-  @ApiOkResponse({ schema: { example: CHECK_EXAMPLE } })
-  @ApiBadRequestResponse({ description: 'A malformed toolbox_version' })
-  @ApiNotFoundResponse({ description: 'Unknown or invisible package, or unknown version' })
+  @ApiOkResponse({ type: CompatibilityDto })
+  @ApiErrors({ 400: 'A malformed toolbox_version', 404: 'Unknown or invisible package, or unknown version', 422: 'Body fields of the wrong type' })
   async checkByBody(@Req() request: AuthenticatedRequest, @Body() body: CheckCompatibilityDto) {
     return this.check(request, body);
   }

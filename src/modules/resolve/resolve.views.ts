@@ -1,8 +1,9 @@
+import type { CompatibilityDto, ResolutionDto, ResolvedPackageDto } from './resolve.responses.js';
 import type { Compatibility, Resolution } from './resolve.service.js';
 
 /** Seed 01 "Resolution result"; `errors` repeats `conflicts` for the existing client, `checksum` is the SHA-256. */
-export function resolutionView(resolution: Resolution) {
-  const resolved: Record<string, object> = {};
+export function resolutionView(resolution: Resolution): ResolutionDto {
+  const resolved: Record<string, ResolvedPackageDto> = {};
   for (const entry of resolution.resolved) {
     resolved[entry.name] = {
       name: entry.name,
@@ -16,7 +17,7 @@ export function resolutionView(resolution: Resolution) {
   return { success: resolution.success, resolved, conflicts: resolution.conflicts, warnings: resolution.warnings, errors: resolution.conflicts };
 }
 
-export function compatibilityView(result: Compatibility) {
+export function compatibilityView(result: Compatibility): CompatibilityDto {
   return {
     compatible: result.compatible,
     reason: result.reason,

@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
 import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { ApiErrors } from '../../common/openapi.js';
 import { CallerService } from '../registry/caller.service.js';
 import { LatestVersionsBody, LatestVersionsQuery } from './latest-versions.dto.js';
 import { LatestVersionsService } from './latest-versions.service.js';
+import { LatestVersionsDto } from './search.responses.js';
+import { latestVersionsView } from './search.views.js';
 
 const DESCRIPTION =
   'Latest installable version per package, keyed by each name as sent (matched case-insensitively). Unknown or invisible names are absent; ' +
   'a package without versions, or whose every version is yanked, maps to null; yanked versions are never reported. With no names: every ' +
   'visible package keyed by its name, paged by page/per_page (max 1000), with total. Responses carry an ETag; If-None-Match answers 304.';
-const EXAMPLE = { versions: { CloudM: '1.2.0', 'new-lib': null } };
 
 @ApiTags('versions')
 @Controller('api/v1/versions')
@@ -26,9 +28,9 @@ export class LatestVersionsController {
   @Public()
   @ApiOperation({ summary: 'Batch latest versions (update checks)', description: DESCRIPTION })
   @ApiHeader({ name: 'If-None-Match', required: false })
-  @ApiOkResponse({ schema: { example: EXAMPLE } })
+  @ApiOkResponse({ type: LatestVersionsDto })
   @ApiResponse({ status: 304, description: 'Unchanged since the ETag sent in If-None-Match' })
-  @ApiBadRequestResponse({ description: 'More than 1000 names, or invalid paging' })
+  @ApiErrors({ 400: 'More than 1000 names, or invalid paging' })
   async get(@Req() request: Request & AuthenticatedRequest, @Res() response: Response, @Query() query: LatestVersionsQuery): Promise<void> {
     sendWithEtag(request, response, await this.lookup(request, query.names ?? [], query.page, query.per_page));
   }
@@ -38,18 +40,18 @@ export class LatestVersionsController {
   @ApiOperation({ summary: 'Batch latest versions for long name lists', description: DESCRIPTION })
   @ApiBody({ type: LatestVersionsBody })
   @ApiHeader({ name: 'If-None-Match', required: false })
-  @ApiOkResponse({ schema: { example: EXAMPLE } })
+  @ApiOkResponse({ type: LatestVersionsDto })
   @ApiResponse({ status: 304, description: 'Unchanged since the ETag sent in If-None-Match' })
-  @ApiUnprocessableEntityResponse({ description: 'More than 1000 names, or names not an array of strings' })
+  @ApiErrors({ 422: 'More than 1000 names, or names not an array of strings' })
   async post(@Req() request: Request & AuthenticatedRequest, @Res() response: Response, @Body() body: LatestVersionsBody): Promise<void> {
     sendWithEtag(request, response, await this.lookup(request, body.names, body.page, body.per_page));
   }
 
-  private async lookup(request: AuthenticatedRequest, names: string[], page: number, perPage: number): Promise<object> {
+  private async lookup(request: AuthenticatedRequest, names: string[], page: number, perPage: number): Promise<LatestVersionsDto> {
     const caller = await this.callers.of(request);
-    if (names.length > 0) return { versions: await this.latest.forNames(caller, names) };
+    if (names.length > 0) return latestVersionsView(await this.latest.forNames(caller, names));
     const { versions, total } = await this.latest.all(caller, page, perPage);
-    return { versions, total, page, per_page: perPage };
+    return latestVersionsView(versions, { total, page, perPage });
   }
 }
 

@@ -1,0 +1,180 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/entities/publisher.entity.js';
+import { PublisherDto } from '../registry/registry.responses.js';
+import { AUDIT_TARGET_TYPES, type AuditTargetType } from './entities/audit-entry.entity.js';
+import { VERIFICATION_METHODS, type VerificationMethod } from './entities/verification-request.entity.js';
+
+/** Response bodies of publishers and their verification (wire names of the seed); mapped in admin.views.ts. */
+
+const VERIFICATION_DATA = {
+  type: 'object',
+  additionalProperties: true,
+  example: { username: 'octocat' },
+  description: 'What the method needs checked (github: username, domain: domain, email: email, manual: notes)',
+} as const;
+
+export class PublisherListDto {
+  @ApiProperty({ type: () => [PublisherDto] })
+  publishers: PublisherDto[];
+
+  @ApiProperty({ type: Number })
+  total: number;
+
+  @ApiProperty({ type: Number })
+  page: number;
+
+  @ApiProperty({ type: Number })
+  per_page: number;
+}
+
+export class VerificationRequestDto {
+  @ApiProperty({ type: String, format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: VERIFICATION_METHODS })
+  method: VerificationMethod;
+
+  @ApiProperty(VERIFICATION_DATA)
+  data: object;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  submitted_at: string;
+
+  @ApiProperty({ type: String, nullable: true, description: "The reviewing admin's username" })
+  reviewer: string | null;
+
+  @ApiProperty({ enum: VERIFICATION_STATUSES, nullable: true, description: 'null while the request is open' })
+  decision: VerificationStatus | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  notes: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  reviewed_at: string | null;
+}
+
+/** A publisher as its admins and the publisher itself see it: with its verification requests. */
+export class PublisherDetailDto extends PublisherDto {
+  @ApiPropertyOptional({ type: () => [VerificationRequestDto], description: 'Admins and the publisher itself only' })
+  verification_requests?: VerificationRequestDto[];
+}
+
+export class VerificationSubmittedDto {
+  @ApiProperty({ type: String, enum: ['pending'] })
+  status: 'pending';
+
+  @ApiProperty({ type: String, format: 'uuid' })
+  request_id: string;
+
+  @ApiProperty({ type: String, format: 'uuid' })
+  publisher_id: string;
+
+  @ApiProperty({ enum: VERIFICATION_METHODS })
+  method: VerificationMethod;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  submitted_at: string;
+}
+
+export class PendingPublisherDto {
+  @ApiProperty({ type: String, format: 'uuid' })
+  request_id: string;
+
+  @ApiProperty({ type: String, format: 'uuid' })
+  publisher_id: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'toolbox-team' })
+  name: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'ToolBox Team' })
+  display_name: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  email: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  homepage: string | null;
+
+  @ApiProperty({ enum: VERIFICATION_STATUSES, nullable: true })
+  verification_status: VerificationStatus | null;
+
+  @ApiProperty({ enum: VERIFICATION_METHODS })
+  method: VerificationMethod;
+
+  @ApiProperty(VERIFICATION_DATA)
+  data: object;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  submitted_at: string;
+}
+
+export class PendingPublisherListDto {
+  @ApiProperty({ type: () => [PendingPublisherDto], description: 'Oldest first' })
+  publishers: PendingPublisherDto[];
+
+  @ApiProperty({ type: Number })
+  total: number;
+
+  @ApiProperty({ type: Number })
+  page: number;
+
+  @ApiProperty({ type: Number })
+  per_page: number;
+}
+
+export class AdminActionResultDto {
+  @ApiProperty({ type: String, enum: ['success'] })
+  status: 'success';
+
+  @ApiProperty({ type: String, format: 'uuid' })
+  publisher_id: string;
+
+  @ApiProperty({ enum: VERIFICATION_STATUSES, description: 'The status after the action' })
+  verification_status: VerificationStatus;
+
+  @ApiProperty({ type: String, nullable: true, example: 'checked the GitHub account' })
+  notes: string | null;
+}
+
+export class AuditEntryDto {
+  @ApiProperty({ type: String })
+  id: string;
+
+  @ApiProperty({ type: String, example: 'root', description: "The acting user's name at the time" })
+  actor: string;
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid' })
+  actor_id: string | null;
+
+  @ApiProperty({ type: String, example: 'publisher.verify' })
+  action: string;
+
+  @ApiProperty({ enum: AUDIT_TARGET_TYPES })
+  target_type: AuditTargetType;
+
+  @ApiProperty({ type: String, example: 'toolbox-team', description: "The target's name at the time" })
+  target: string;
+
+  @ApiProperty({ type: String, format: 'uuid' })
+  target_id: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  notes: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at: string;
+}
+
+export class AuditListDto {
+  @ApiProperty({ type: () => [AuditEntryDto], description: 'Newest first' })
+  entries: AuditEntryDto[];
+
+  @ApiProperty({ type: Number })
+  total: number;
+
+  @ApiProperty({ type: Number })
+  page: number;
+
+  @ApiProperty({ type: Number })
+  per_page: number;
+}
