@@ -3,8 +3,9 @@ import { loadConfig } from './src/config/config.js';
 import { createDataSourceOptions } from './src/database/data-source-options.js';
 
 /**
- * The TypeORM CLI data source (`npx typeorm migration:show -d dist/ormconfig.js`), built from the same
- * configuration as the services. The JWT secret is not needed to reach the database.
+ * The TypeORM CLI's data source, built from the same configuration (`DATABASE_URL`, `DATA_DIR`) as the
+ * services; the CLI runs it compiled (`npm run migration:show` builds first, then reads dist/ormconfig.js).
+ * Reaching the database needs no JWT secret.
  */
-const config = loadConfig({ ...process.env, PLATFORM_JWT_SECRET: process.env.PLATFORM_JWT_SECRET ?? 'x'.repeat(32) });
+const config = loadConfig(process.env, { jwtSecretOptional: true });
 export default new DataSource(createDataSourceOptions(config.database));
