@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../modules/registry/zip-inspector.js';
+import { LOG_LEVELS, isLogLevelName, type LogFormat, type LogLevelName } from '../logging/platform-logger.js';
 
 /**
  * The one place that reads process.env. Every service receives a validated, typed PlatformConfig;
@@ -24,6 +25,10 @@ export interface PlatformConfig {
   jwtSecret: string;
   authUrl: string | null;
   debug: boolean;
+  /** LOG_FORMAT `pretty` or `json`; null: pretty when stdout is a terminal, JSON otherwise. */
+  logFormat: LogFormat | null;
+  /** LOG_LEVEL; null: `info`, or `debug` with DEBUG. */
+  logLevel: LogLevelName | null;
   publicBaseUrl: string | null;
   storage: { primary: string; mirrors: string[] };
   signedUrlTtlSeconds: number;
@@ -162,6 +167,11 @@ export function loadConfig(env: Environment = process.env, overrides: ConfigOver
     }
   }
 
+  const logFormat = read.string('LOG_FORMAT');
+  if (logFormat !== null && logFormat !== 'pretty' && logFormat !== 'json') read.problems.push(`LOG_FORMAT must be pretty or json (got "${logFormat}")`);
+  const logLevel = read.string('LOG_LEVEL');
+  if (logLevel !== null && !isLogLevelName(logLevel)) read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+
   const publicBaseUrl = read.string('PUBLIC_BASE_URL');
   if (publicBaseUrl && !/^https?:\/\//.test(publicBaseUrl)) read.problems.push('PUBLIC_BASE_URL must be an http(s) URL');
 
@@ -176,6 +186,8 @@ export function loadConfig(env: Environment = process.env, overrides: ConfigOver
     jwtSecret: jwtSecret ?? '',
     authUrl: read.string('PLATFORM_AUTH_URL'),
     debug: read.boolean('DEBUG', false),
+    logFormat: logFormat === 'pretty' || logFormat === 'json' ? logFormat : null,
+    logLevel: logLevel !== null && isLogLevelName(logLevel) ? logLevel : null,
     publicBaseUrl: publicBaseUrl?.replace(/\/+$/, '') ?? null,
     storage: { primary, mirrors },
     signedUrlTtlSeconds: read.integer('SIGNED_URL_TTL_SECONDS', 600, { min: 1, max: 7 * 24 * 3600 }),

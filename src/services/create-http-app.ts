@@ -8,6 +8,7 @@ import type { PlatformConfig } from '../config/config.js';
 import { PlatformExceptionFilter } from '../common/exception.filter.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
 import { PlatformValidationPipe } from '../common/validation.pipe.js';
+import { PlatformLogger } from '../logging/platform-logger.js';
 
 export interface HttpAppOptions {
   title: string;
@@ -18,7 +19,7 @@ export interface HttpAppOptions {
 /** Builds a service's Nest application with the platform's shared HTTP conventions. */
 export async function createHttpApp(rootModule: unknown, config: PlatformConfig, options: HttpAppOptions): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(rootModule as never, {
-    logger: options.logger === false ? false : (options.logger ?? (config.debug ? ['log', 'error', 'warn', 'debug'] : ['log', 'error', 'warn'])),
+    logger: options.logger === false ? false : (options.logger ?? new PlatformLogger({ format: config.logFormat, level: config.logLevel, debug: config.debug })),
     bodyParser: false,
     forceCloseConnections: true,
   });
