@@ -144,7 +144,7 @@ if (cluster.isWorker) {
 }
 `,
     );
-    const main = spawn(process.execPath, [mainPath], { cwd: workspace, stdio: ['ignore', 'pipe', 'inherit'] });
+    const main = spawn(process.execPath, [mainPath], { cwd: workspace, stdio: ['ignore', 'pipe', 'ignore'] });
     const childPid = await new Promise<number>((resolve, reject) => {
       let output = '';
       main.stdout!.on('data', (chunk: Buffer) => {
