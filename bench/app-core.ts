@@ -16,6 +16,7 @@ import { DocsService } from '../src/modules/app-core/docs/docs.service.js';
 import { Export, Mod } from '../src/modules/app-core/export.decorator.js';
 import { FunctionRegistry } from '../src/modules/app-core/function-registry.js';
 import { FunctionRunner } from '../src/modules/app-core/function-runner.js';
+import { LOCAL_CALLER } from '../src/modules/app-core/caller.js';
 
 @Mod('bench')
 class BenchMod {
@@ -71,13 +72,13 @@ async function main(): Promise<void> {
     const direct = new BenchMod();
     const calls = 1_000_000;
     measureSync('direct method call (baseline)', calls, () => direct.add(1, 2));
-    measureSync("runFunction('bench.add', {args})", calls, () => runner.runFunction('bench.add', { args: [1, 2] }));
-    measureSync("runFunction(['bench','add'], {args})", calls, () => runner.runFunction(['bench', 'add'], { args: [1, 2] }));
-    measureSync('runFunction row: true', calls, () => runner.runFunction('bench.addRaw', { args: [1, 2] }));
-    measureSync('runFunction {kwargs}', calls, () => runner.runFunction('bench.add', { kwargs: { first: 1, second: 2 } }));
-    measureSync('runAny (bare data)', calls, () => runner.runAny('bench.add', { args: [1, 2] }));
-    measureSync('runFunction memoryCache hit', calls, () => runner.runFunction('bench.addCached', { args: [1, 2] }));
-    await measureAsync('aRunFunction on an async function', 200_000, () => runner.aRunFunction('bench.addAsync', { args: [1, 2] }));
+    measureSync("runFunction('bench.add', {args})", calls, () => runner.runFunction('bench.add', { args: [1, 2], caller: LOCAL_CALLER }));
+    measureSync("runFunction(['bench','add'], {args})", calls, () => runner.runFunction(['bench', 'add'], { args: [1, 2], caller: LOCAL_CALLER }));
+    measureSync('runFunction row: true', calls, () => runner.runFunction('bench.addRaw', { args: [1, 2], caller: LOCAL_CALLER }));
+    measureSync('runFunction {kwargs}', calls, () => runner.runFunction('bench.add', { kwargs: { first: 1, second: 2 }, caller: LOCAL_CALLER }));
+    measureSync('runAny (bare data)', calls, () => runner.runAny('bench.add', { args: [1, 2], caller: LOCAL_CALLER }));
+    measureSync('runFunction memoryCache hit', calls, () => runner.runFunction('bench.addCached', { args: [1, 2], caller: LOCAL_CALLER }));
+    await measureAsync('aRunFunction on an async function', 200_000, () => runner.aRunFunction('bench.addAsync', { args: [1, 2], caller: LOCAL_CALLER }));
 
     const root = resolve('.');
     const docs = new DocsService({ docsRoot: join(root, 'docs'), sourceRoots: [join(root, 'src')], indexPath: join(dataDir, 'docs-index.json'), baseDir: root });

@@ -10,14 +10,18 @@ import { PlatformExceptionFilter, type ErrorFormat } from '../common/exception.f
 import { operationIdOf } from '../common/openapi.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
 import { PlatformValidationPipe } from '../common/validation.pipe.js';
+import type { LogConfig } from '../config/config.js';
+import { PlatformLogger } from '../logging/platform-logger.js';
 
 /** A service's choices for its HTTP application; everything else (request ids, validation, JSON only) is shared. */
 export interface HttpAppOptions {
   title: string;
   description: string;
   logger?: LoggerService | LogLevel[] | false;
-  /** Adds Nest's debug lines to the default logger (the config's DEBUG). */
+  /** Adds Nest's module and route dumps to the default logger (the config's DEBUG). */
   debug?: boolean;
+  /** The default logger's format and level (the config's LOG_FORMAT / LOG_LEVEL). */
+  log?: LogConfig;
   /** The wire shape of error bodies (error-formats.ts); the registry's `{code,message,detail,request_id}` by default. */
   errorFormat?: ErrorFormat;
   /**
@@ -37,10 +41,16 @@ export interface HttpAppOptions {
 
 export const DEFAULT_DOCS_PATH = 'api/docs';
 
+/** Quiet by default: the banner, warnings and errors; Nest's module and route dumps only with DEBUG. */
+function platformLogger(options: HttpAppOptions): PlatformLogger {
+  const format = options.log?.format ?? 'auto';
+  return new PlatformLogger({ format: format === 'auto' ? null : format, level: options.log?.level, debug: options.debug });
+}
+
 /** Builds a service's Nest application with the platform's shared HTTP conventions. */
 export async function createHttpApp(rootModule: unknown, options: HttpAppOptions): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(rootModule as never, {
-    logger: options.logger === false ? false : (options.logger ?? (options.debug ? ['log', 'error', 'warn', 'debug'] : ['log', 'error', 'warn'])),
+    logger: options.logger === false ? false : (options.logger ?? platformLogger(options)),
     bodyParser: false,
     forceCloseConnections: true,
   });

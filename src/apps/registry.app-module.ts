@@ -57,6 +57,7 @@ export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     title: 'Toolbox Platform — package and artifact registry',
     description: 'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
     debug: config.debug,
+    log: config.log,
     errorFormat: 'registry',
     docsPath: 'api/docs',
     apiVersion: '1.1',

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/config.js';
-import { AppCoreService, FunctionRegistryService, Result, formatTestTable, testRunFailed, type FunctionDescription } from '../modules/app-core/index.js';
+import { AppCoreService, FunctionRegistryService, LOCAL_CALLER, Result, formatTestTable, testRunFailed, type FunctionDescription } from '../modules/app-core/index.js';
 import { ModsLoaderService } from '../modules/mods/index.js';
 import { withAppCore } from '../apps/app-core.app-module.js';
 import { UsageError } from '../common/errors.js';
@@ -37,7 +37,8 @@ export async function runFunctionsCommand(argv: string[], io: CommandIo = proces
         return 0;
       }
       if (action === 'run') {
-        const outcome = await core.aRunFunction(call!.name, { args: call!.args, kwargs: call!.kwargs });
+        // The operator at the terminal is the one trusted in-process caller.
+        const outcome = await core.aRunFunction(call!.name, { args: call!.args, kwargs: call!.kwargs, caller: LOCAL_CALLER });
         const result = outcome instanceof Result ? outcome : Result.ok(outcome);
         io.out(JSON.stringify(result, null, values.json ? undefined : 2));
         return result.isError() ? 1 : 0;

@@ -1,8 +1,9 @@
-import cluster, { type Worker } from 'node:cluster';
+import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { MemoryCounterStore } from '../counters/counter-store.js';
 import { applyCounterFlush } from './cluster-counter-store.js';
 import { UsageError } from '../common/errors.js';
+import { Supervisor, bindToProcess, clusterLauncher } from '../supervisor/index.js';
 
 export interface ClusterOptions {
   workers: number;
@@ -26,7 +27,8 @@ export function parseWorkersFlag(value: string | undefined): number | undefined 
 /**
  * Runs a service in N worker processes sharing one port (node:cluster), so an HTTP service uses every
  * core. The primary applies migrations once, keeps the shared in-memory counters (rate limits) when
- * there is no Redis, relays cache invalidations between workers, and restarts a worker that dies.
+ * there is no Redis, relays cache invalidations between workers, and leaves the workers' lifecycle to
+ * the process supervisor (src/supervisor): restart with back-off, graceful stop, no orphans.
  */
 export async function runClustered(options: ClusterOptions): Promise<void> {
   if (options.workers <= 1 && cluster.isPrimary) {
@@ -41,40 +43,29 @@ export async function runClustered(options: ClusterOptions): Promise<void> {
 
   await options.prepare();
   const counters = new MemoryCounterStore();
-  let announced = false;
-  let listening = 0;
-  let stopping = false;
-
-  const fork = (): Worker => {
-    const worker = cluster.fork({ RUN_MIGRATIONS: 'false', TB_CLUSTER_WORKER: '1' });
-    worker.on('message', async (message: any) => {
-      const counted = await applyCounterFlush(message, counters);
-      if (counted) {
-        if (worker.isConnected()) worker.send(counted);
-      } else if (message?.tb === 'bus') {
-        for (const other of Object.values(cluster.workers ?? {})) if (other && other !== worker && other.isConnected()) other.send(message);
-      } else if (message?.tb === 'listening') {
-        listening += 1;
-        if (!announced && listening >= options.workers) {
-          announced = true;
-          options.ready(message.url);
-        }
+  let url = '';
+  const supervisor = new Supervisor({
+    launch: clusterLauncher({ RUN_MIGRATIONS: 'false', TB_CLUSTER_WORKER: '1' }),
+    count: options.workers,
+    readiness: { message: (message) => (message as { tb?: string } | null)?.tb === 'listening', timeoutMs: 120_000 },
+    backoff: { initialDelayMs: 1_000, maxDelayMs: 30_000, stablePeriodMs: 60_000 },
+    stopDeadlineMs: 5_000,
+    onEvent: (event) => {
+      if (event.type === 'exited' && !event.expected) console.error(`worker ${event.pid} exited (${event.signal ?? event.code})`);
+      if (event.type === 'restart-scheduled') console.error(`starting a new worker in ${event.delayMs} ms`);
+      if (event.type === 'not-ready') console.error(`worker ${event.pid} not listening after ${event.afterMs} ms; replacing it`);
+    },
+    onMessage: async (message, worker) => {
+      const kind = (message as { tb?: string } | null)?.tb;
+      if (kind === 'listening') url = (message as { url: string }).url;
+      else if (kind === 'bus') supervisor.broadcast(message, worker);
+      else {
+        const counted = await applyCounterFlush(message, counters);
+        if (counted) worker.handle.send(counted);
       }
-    });
-    return worker;
-  };
-
-  cluster.on('exit', (worker, code, signal) => {
-    if (stopping) return;
-    console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting a new one`);
-    setTimeout(fork, 1000);
+    },
   });
-  const stop = () => {
-    stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
-    setTimeout(() => process.exit(0), 5000).unref();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  for (let index = 0; index < options.workers; index += 1) fork();
+  bindToProcess(supervisor);
+  await supervisor.start();
+  options.ready(url);
 }

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { LOG_LEVELS } from '../logging/platform-logger.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../modules/registry/zip-inspector.js';
 
@@ -41,7 +42,6 @@ export interface RegistryConfig extends ListenConfig {
 }
 
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 export interface LogConfig {
   /** LOG_FORMAT: `pretty` for a person, `json` for a collector; `auto` = pretty when stdout is a terminal. */

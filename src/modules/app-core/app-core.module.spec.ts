@@ -5,6 +5,7 @@ import { Injectable, Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AppCoreModule } from './app-core.module.js';
 import { AppCoreService } from './app-core.service.js';
+import { LOCAL_CALLER } from './caller.js';
 import { Export, Mod } from './export.decorator.js';
 import { FunctionRegistryService } from './function-registry.service.js';
 import type { Result } from './result.js';
@@ -63,8 +64,8 @@ describe('AppCoreModule', () => {
     expect(registry.list().map((item) => item.key)).toEqual(
       expect.arrayContaining(['CloudM.get_user', 'core.version', 'core.footprint', 'core.ping', 'docs.init', 'docs.reader', 'docs.writer', 'docs.lookup', 'docs.suggestions']),
     );
-    expect(((await core.aRunFunction('core.version')) as Result).get('version')).toBe('9.9.9');
-    expect(core.runAny('CloudM.get_user', { kwargs: { name: 'ada' }, callerLevel: 1 })).toEqual({ name: 'ada' });
+    expect(((await core.aRunFunction('core.version', { caller: LOCAL_CALLER })) as Result).get('version')).toBe('9.9.9');
+    expect(core.runAny('CloudM.get_user', { kwargs: { name: 'ada' }, caller: { level: 1, userId: 'ada', transport: 'http' } })).toEqual({ name: 'ada' });
     expect(lifecycle).toEqual(['initial']);
     await moduleRef.close();
     expect(lifecycle).toEqual(['initial', 'exit']);

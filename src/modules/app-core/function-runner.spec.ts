@@ -5,6 +5,7 @@ import { Export, Mod } from './export.decorator.js';
 import { FunctionRegistry } from './function-registry.js';
 import { FunctionRunner } from './function-runner.js';
 import { Result } from './result.js';
+import { LOCAL_CALLER, anonymousCaller, currentCaller, type Caller } from './caller.js';
 
 const silent = { log: () => undefined, error: () => undefined };
 
@@ -110,6 +111,20 @@ class CalcMod {
   }
 }
 
+@Mod('Nested')
+class NestedMod {
+  constructor(private readonly app: FunctionRunner) {}
+
+  /** Calls the admin-only function the way a JavaScript mod does: without options. */
+  @Export()
+  async callAdmins() {
+    const seen = currentCaller()?.transport;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const inner = await this.app.aRunFunction('Calc.admins', undefined as never);
+    return { seen, exec_code: inner.info.exec_code, data: inner.get() };
+  }
+}
+
 enum Functions {
   add = 'Calc.add',
 }
@@ -131,141 +146,182 @@ describe('FunctionRunner', () => {
   });
 
   it('runs a sync function synchronously and wraps its value in Result.ok', () => {
-    const result = runner.runFunction(['Calc', 'add'], { args: [1, 2] }) as Result;
+    const result = runner.runFunction(['Calc', 'add'], { args: [1, 2], caller: LOCAL_CALLER }) as Result;
     expect(result).toBeInstanceOf(Result);
     expect([result.error, result.get()]).toEqual(['none', 3]);
   });
 
   it('accepts Module.function strings and enum members', () => {
-    expect((runner.runFunction(Functions.add, { args: [4] }) as Result).get()).toBe(5);
+    expect((runner.runFunction(Functions.add, { args: [4], caller: LOCAL_CALLER }) as Result).get()).toBe(5);
   });
 
   it('maps kwargs onto parameter names', () => {
-    expect((runner.runFunction('Calc.add', { kwargs: { second: 5, first: 1 } }) as Result).get()).toBe(6);
+    expect((runner.runFunction('Calc.add', { kwargs: { second: 5, first: 1 }, caller: LOCAL_CALLER }) as Result).get()).toBe(6);
   });
 
   it('answers an unknown keyword with an InputError', () => {
-    const result = runner.runFunction('Calc.add', { kwargs: { third: 1 } }) as Result;
+    const result = runner.runFunction('Calc.add', { kwargs: { third: 1 }, caller: LOCAL_CALLER }) as Result;
     expect([result.error, result.info.exec_code]).toEqual(['InputError', -3]);
     expect(result.info.help_text).toContain("unexpected keyword argument 'third'");
   });
 
   it('answers an unknown function with InputError 404 function not found', () => {
-    const result = runner.runFunction('Calc.nothing') as Result;
+    const result = runner.runFunction('Calc.nothing', { caller: LOCAL_CALLER }) as Result;
     expect([result.error, result.info.exec_code, result.info.help_text, result.result.data_info]).toEqual(['InputError', 404, 'function not found', 'Calc.nothing']);
   });
 
   it('turns an exception into InternalError -2 carrying the message', () => {
-    const result = runner.runFunction('Calc.fail') as Result;
+    const result = runner.runFunction('Calc.fail', { caller: LOCAL_CALLER }) as Result;
     expect([result.error, result.info.exec_code, result.info.help_text]).toEqual(['InternalError', -2, 'boom']);
   });
 
   it('turns a rejected promise into InternalError -2', async () => {
-    const result = await runner.aRunFunction('Calc.failLater');
+    const result = await runner.aRunFunction('Calc.failLater', { caller: LOCAL_CALLER });
     expect([result.error, result.info.exec_code, result.info.help_text]).toEqual(['InternalError', -2, 'late boom']);
   });
 
   it('awaits async functions in aRunFunction', async () => {
-    expect((await runner.aRunFunction('Calc.slowAdd', { args: [2, 3] })).get()).toBe(5);
+    expect((await runner.aRunFunction('Calc.slowAdd', { args: [2, 3], caller: LOCAL_CALLER })).get()).toBe(5);
   });
 
   it('passes a returned Result through unchanged', () => {
-    expect((runner.runFunction('Calc.custom') as Result).result.data_type).toBe('text');
+    expect((runner.runFunction('Calc.custom', { caller: LOCAL_CALLER }) as Result).result.data_type).toBe('text');
   });
 
   it('returns the raw value of a row function', () => {
-    expect(runner.runFunction('Calc.raw')).toEqual({ raw: true });
+    expect(runner.runFunction('Calc.raw', { caller: LOCAL_CALLER })).toEqual({ raw: true });
   });
 
   it('lets preCompute rewrite the arguments', () => {
-    expect((runner.runFunction('Calc.doubledInput', { args: [4] }) as Result).get()).toBe(8);
+    expect((runner.runFunction('Calc.doubledInput', { args: [4], caller: LOCAL_CALLER }) as Result).get()).toBe(8);
   });
 
   it('lets postCompute rewrite the result', () => {
-    expect((runner.runFunction('Calc.shout') as Result).get()).toBe('hey!');
+    expect((runner.runFunction('Calc.shout', { caller: LOCAL_CALLER }) as Result).get()).toBe('hey!');
   });
 
+  const member: Caller = { level: 1, userId: 'u-1', transport: 'http' };
+  const trusted: Caller = { level: 2, userId: 'u-2', transport: 'mcp' };
+  const admin: Caller = { level: -1, userId: 'u-0', transport: 'rpc' };
+
   it('refuses a caller below the required level with InputError 403', () => {
-    const result = runner.runFunction('Calc.members', { callerLevel: 0 }) as Result;
+    const result = runner.runFunction('Calc.members', { caller: anonymousCaller('http') }) as Result;
     expect([result.error, result.info.exec_code]).toEqual(['InputError', 403]);
   });
 
   it('lets a caller at the required level through', () => {
-    expect((runner.runFunction('Calc.members', { callerLevel: 2 }) as Result).get()).toBe('members only');
+    expect((runner.runFunction('Calc.members', { caller: member }) as Result).get()).toBe('members only');
   });
 
   it('ranks admin (-1) above trusted callers', () => {
-    expect((runner.runFunction('Calc.admins', { callerLevel: 2 }) as Result).info.exec_code).toBe(403);
-    expect((runner.runFunction('Calc.admins', { callerLevel: -1 }) as Result).get()).toBe('admins only');
+    expect((runner.runFunction('Calc.admins', { caller: trusted }) as Result).info.exec_code).toBe(403);
+    expect((runner.runFunction('Calc.admins', { caller: admin }) as Result).get()).toBe('admins only');
   });
 
-  it('treats a call without callerLevel as an in-process trusted call', () => {
-    expect((runner.runFunction('Calc.admins') as Result).get()).toBe('admins only');
+  it('refuses a call without a caller with exec_code 403 instead of trusting it', () => {
+    const result = runner.runFunction('Calc.admins', undefined as never) as Result;
+    expect([result.error, result.info.exec_code, result.info.help_text]).toEqual(['InputError', 403, 'refused: no caller given']);
+  });
+
+  it('refuses options without a caller even for a level-0 function', () => {
+    const result = runner.runFunction('Calc.add', { args: [1] } as never) as Result;
+    expect([result.info.exec_code, result.isError()]).toEqual([403, true]);
+  });
+
+  it('refuses a caller whose level is not a platform level', () => {
+    const result = runner.runFunction('Calc.add', { args: [1], caller: { level: 7, userId: null, transport: 'http' } }) as Result;
+    expect(result.info.exec_code).toBe(403);
+  });
+
+  it('refuses a caller without a transport', () => {
+    const result = runner.runFunction('Calc.add', { args: [1], caller: { level: -1, userId: null } as never }) as Result;
+    expect(result.info.help_text).toBe('refused: caller has no transport');
+  });
+
+  it('trusts an explicit local caller in process', () => {
+    expect((runner.runFunction('Calc.admins', { caller: LOCAL_CALLER }) as Result).get()).toBe('admins only');
+  });
+
+  it('checks the level of every transport other than exactly local', () => {
+    const result = runner.runFunction('Calc.admins', { caller: { level: 0, userId: null, transport: 'Local' } }) as Result;
+    expect(result.info.exec_code).toBe(403);
+  });
+
+  it('runs a nested call without a caller as the caller of the running function', async () => {
+    const nested = new NestedMod(runner);
+    registry.registerInstance(nested);
+    const anonymous = await runner.aRunFunction('Nested.callAdmins', { caller: anonymousCaller('ws') });
+    const asAdmin = await runner.aRunFunction('Nested.callAdmins', { caller: admin });
+    expect([anonymous.get('exec_code'), anonymous.get('seen'), asAdmin.get('data')]).toEqual([403, 'ws', 'admins only']);
+  });
+
+  it('has no current caller outside a run', () => {
+    expect(currentCaller()).toBeUndefined();
   });
 
   it('refuses restrictInVirtualMode functions in virtual mode only', () => {
     const virtualRunner = new FunctionRunner(registry, { dataDir, virtualMode: true, logger: silent });
-    expect((virtualRunner.runFunction('Calc.touchDisk') as Result).info.exec_code).toBe(403);
-    expect((runner.runFunction('Calc.touchDisk') as Result).get()).toBe('touched');
+    expect((virtualRunner.runFunction('Calc.touchDisk', { caller: LOCAL_CALLER }) as Result).info.exec_code).toBe(403);
+    expect((runner.runFunction('Calc.touchDisk', { caller: LOCAL_CALLER }) as Result).get()).toBe('touched');
   });
 
   it('serves repeated calls with equal arguments from the memory cache', () => {
-    const first = (runner.runFunction('Calc.memo', { kwargs: { value: 1 } }) as Result).get('call');
-    const second = (runner.runFunction('Calc.memo', { args: [1] }) as Result).get('call');
+    const first = (runner.runFunction('Calc.memo', { kwargs: { value: 1 }, caller: LOCAL_CALLER }) as Result).get('call');
+    const second = (runner.runFunction('Calc.memo', { args: [1], caller: LOCAL_CALLER }) as Result).get('call');
     expect(second).toBe(first);
   });
 
   it('keeps at most memoryCacheMaxSize entries per function', () => {
-    for (const value of [1, 2, 3]) runner.runFunction('Calc.memo', { args: [value] });
+    for (const value of [1, 2, 3]) runner.runFunction('Calc.memo', { args: [value], caller: LOCAL_CALLER });
     expect(runner.memoryCache.size('Calc.memo')).toBe(2);
   });
 
   it('expires memory cache entries after memoryCacheTtl seconds', async () => {
-    const first = (runner.runFunction('Calc.shortLived', { args: [7] }) as Result).get('call');
-    const cached = (runner.runFunction('Calc.shortLived', { args: [7] }) as Result).get('call');
+    const first = (runner.runFunction('Calc.shortLived', { args: [7], caller: LOCAL_CALLER }) as Result).get('call');
+    const cached = (runner.runFunction('Calc.shortLived', { args: [7], caller: LOCAL_CALLER }) as Result).get('call');
     await new Promise((resolve) => setTimeout(resolve, 80));
-    const expired = (runner.runFunction('Calc.shortLived', { args: [7] }) as Result).get('call');
+    const expired = (runner.runFunction('Calc.shortLived', { args: [7], caller: LOCAL_CALLER }) as Result).get('call');
     expect([cached, expired === first]).toEqual([first, false]);
   });
 
   it('persists file-cached results under the data directory across runners', async () => {
-    const first = await runner.aRunFunction('Calc.persisted', { args: [3] });
+    const first = await runner.aRunFunction('Calc.persisted', { args: [3], caller: LOCAL_CALLER });
     const restarted = new FunctionRunner(registry, { dataDir, logger: silent });
-    const second = await restarted.aRunFunction('Calc.persisted', { args: [3] });
+    const second = await restarted.aRunFunction('Calc.persisted', { args: [3], caller: LOCAL_CALLER });
     expect(second.get('call')).toBe(first.get('call'));
     expect(await readdir(join(dataDir, 'cache', 'functions', 'Calc', 'persisted'))).toHaveLength(1);
   });
 
   it('does not cache errors', async () => {
-    const result = runner.runFunction('Calc.memo', { kwargs: { wrong: 1 } }) as Result;
+    const result = runner.runFunction('Calc.memo', { kwargs: { wrong: 1 }, caller: LOCAL_CALLER }) as Result;
     expect(result.isError()).toBe(true);
     expect(runner.memoryCache.size('Calc.memo')).toBe(0);
   });
 
   it('passes the request to requestAsKwarg functions', () => {
-    expect((runner.runFunction('Calc.whoAsks', { request: { user: 'ada' } }) as Result).get()).toBe('ada');
+    expect((runner.runFunction('Calc.whoAsks', { request: { user: 'ada' }, caller: LOCAL_CALLER }) as Result).get()).toBe('ada');
   });
 
   it('calls on the mod instance with state and without it when withState is false', () => {
-    expect((runner.runFunction('Calc.scaled', { args: [2] }) as Result).get()).toBe(20);
-    expect((runner.runFunction('Calc.scaled', { args: [2], withState: false }) as Result).get()).toBe(2);
+    expect((runner.runFunction('Calc.scaled', { args: [2], caller: LOCAL_CALLER }) as Result).get()).toBe(20);
+    expect((runner.runFunction('Calc.scaled', { args: [2], withState: false, caller: LOCAL_CALLER }) as Result).get()).toBe(2);
   });
 
   it('keeps the instance for state: true functions even when withState is false', () => {
-    expect((runner.runFunction('Calc.alwaysScaled', { args: [2], withState: false }) as Result).get()).toBe(20);
+    expect((runner.runFunction('Calc.alwaysScaled', { args: [2], withState: false, caller: LOCAL_CALLER }) as Result).get()).toBe(20);
   });
 
   it('gives kwargs to a function taking one options object', () => {
-    expect((runner.runFunction('Calc.options', { kwargs: { query: 'q' } }) as Result).get()).toEqual({ query: 'q', limit: 3 });
+    expect((runner.runFunction('Calc.options', { kwargs: { query: 'q' }, caller: LOCAL_CALLER }) as Result).get()).toEqual({ query: 'q', limit: 3 });
   });
 
   it('refuses an unknown specification', () => {
-    expect((runner.runFunction('Calc.add', { args: [1], specification: 'other' }) as Result).error).toBe('InputError');
+    expect((runner.runFunction('Calc.add', { args: [1], specification: 'other', caller: LOCAL_CALLER }) as Result).error).toBe('InputError');
   });
 
   it('returns bare data from runAny and the Result with getResults', async () => {
-    expect(runner.runAny('Calc.add', { args: [1, 1] })).toBe(2);
-    expect(await runner.aRunAny(['Calc', 'slowAdd'], { args: [1, 1] })).toBe(2);
-    expect(runner.runAny('Calc.raw', { getResults: true })).toBeInstanceOf(Result);
+    expect(runner.runAny('Calc.add', { args: [1, 1], caller: LOCAL_CALLER })).toBe(2);
+    expect(await runner.aRunAny(['Calc', 'slowAdd'], { args: [1, 1], caller: LOCAL_CALLER })).toBe(2);
+    expect(runner.runAny('Calc.raw', { getResults: true, caller: LOCAL_CALLER })).toBeInstanceOf(Result);
   });
 });

@@ -1,4 +1,5 @@
 import { hasAccessLevel } from './access-level.js';
+import { callerProblem, currentCaller, runAsCaller, type Caller } from './caller.js';
 import { FileFunctionCache, MemoryFunctionCache, callCacheKey } from './function-cache.js';
 import { ArgumentError, bindArguments, type FunctionEntry } from './function-entry.js';
 import type { FunctionRegistry, RegistryLogger } from './function-registry.js';
@@ -19,10 +20,12 @@ export interface RunOptions {
   /** The HTTP request, passed as the `request` keyword to functions with `requestAsKwarg`. */
   request?: unknown;
   /**
-   * The caller's access level (-1 admin, 0 anonymous, 1 logged in, 2 trusted). Absent means an
-   * in-process caller, which is trusted: transports (HTTP, MCP, RPC) must always pass it.
+   * Who calls (mandatory). Only `transport: 'local'` (LOCAL_CALLER) skips the level check; every
+   * transport passes the level and user it authenticated. A call made from inside a running function
+   * (a mod's `context.app`) without a caller runs as that function's caller; any other call without
+   * one is refused (exec_code 403), never trusted.
    */
-  callerLevel?: number;
+  caller: Caller;
 }
 
 export interface RunAnyOptions extends RunOptions {
@@ -36,7 +39,6 @@ export interface FunctionRunnerOptions {
   logger?: RegistryLogger;
 }
 
-const NO_OPTIONS: RunOptions = Object.freeze({});
 
 /** exec_code of refusals: the caller's level is too low, or the app runs in virtual mode. */
 export const EXEC_CODE_FORBIDDEN = 403;
@@ -72,16 +74,25 @@ export class FunctionRunner {
    * Result), otherwise a Promise of it; `await` works on both. A function registered with
    * `row: true` yields its raw value instead of a Result (errors are still Results); pass `T` to type it.
    */
-  runFunction<T = Result>(name: FunctionName, options: RunOptions = NO_OPTIONS): T | Result | Promise<T | Result> {
-    const entry = this.registry.get(typeof name === 'string' ? name : `${name[0]}.${name[1]}`);
+  runFunction<T = Result>(name: FunctionName, options: RunOptions): T | Result | Promise<T | Result> {
+    // Plain JavaScript (mods) can omit the options or the caller; the check below is what holds.
+    options = (options as RunOptions | undefined) ?? ({} as RunOptions);
+    const caller: Caller | undefined = options.caller ?? currentCaller();
+    const problem = callerProblem(caller);
+    if (problem !== undefined) return Result.defaultUserError(`refused: ${problem}`, EXEC_CODE_FORBIDDEN, { dataInfo: functionKey(name) });
+    const entry = this.registry.get(functionKey(name));
     if (entry === undefined) return notFound(name);
     if (options.specification !== undefined && options.specification !== 'app') {
       return Result.defaultUserError(`unknown specification '${options.specification}'`, -3);
     }
-    if (entry.guarded || options.callerLevel !== undefined) {
-      const refusal = this.refusal(entry, options);
+    if (entry.guarded) {
+      const refusal = this.refusal(entry, caller!);
       if (refusal !== undefined) return refusal;
     }
+    return runAsCaller(caller!, () => this.runChecked<T>(entry, options));
+  }
+
+  private runChecked<T>(entry: FunctionEntry, options: RunOptions): T | Result | Promise<T | Result> {
     let args = options.args;
     let kwargs = options.kwargs;
     let bound: unknown[];
@@ -100,27 +111,27 @@ export class FunctionRunner {
   }
 
   /** `runFunction`, always awaited. */
-  async aRunFunction<T = Result>(name: FunctionName, options?: RunOptions): Promise<T | Result> {
+  async aRunFunction<T = Result>(name: FunctionName, options: RunOptions): Promise<T | Result> {
     return await this.runFunction<T>(name, options);
   }
 
   /** Runs a function and returns its bare data (`Result.get()`), or the Result itself with `getResults`. */
-  runAny(name: FunctionName, options: RunAnyOptions = NO_OPTIONS): unknown {
+  runAny(name: FunctionName, options: RunAnyOptions): unknown {
     const outcome = this.runFunction(name, options);
-    const getResults = options.getResults === true;
+    const getResults = (options as RunAnyOptions | undefined)?.getResults === true;
     return isThenable(outcome) ? outcome.then((value) => unwrap(value, getResults)) : unwrap(outcome, getResults);
   }
 
   /** `runAny`, always awaited. */
-  async aRunAny(name: FunctionName, options?: RunAnyOptions): Promise<unknown> {
+  async aRunAny(name: FunctionName, options: RunAnyOptions): Promise<unknown> {
     return await this.runAny(name, options);
   }
 
-  private refusal(entry: FunctionEntry, options: RunOptions): Result | undefined {
+  private refusal(entry: FunctionEntry, caller: Caller): Result | undefined {
     if (entry.options.restrictInVirtualMode && this.virtualMode) {
       return Result.defaultUserError(`${entry.key} is not available in virtual mode`, EXEC_CODE_FORBIDDEN);
     }
-    if (options.callerLevel !== undefined && !hasAccessLevel(options.callerLevel, entry.options.level)) {
+    if (caller.transport !== 'local' && !hasAccessLevel(caller.level, entry.options.level)) {
       return Result.defaultUserError(`insufficient access level: ${entry.key} needs level ${entry.options.level}`, EXEC_CODE_FORBIDDEN);
     }
     return undefined;
@@ -207,8 +218,12 @@ function isErrorOutcome(value: unknown): boolean {
   return value instanceof Result && value.isError();
 }
 
+function functionKey(name: FunctionName): string {
+  return typeof name === 'string' ? name : `${name[0]}.${name[1]}`;
+}
+
 function notFound(name: FunctionName): Result {
-  const key = typeof name === 'string' ? name : `${name[0]}.${name[1]}`;
+  const key = functionKey(name);
   return Result.defaultUserError('function not found', EXEC_CODE_NOT_FOUND, { dataInfo: key });
 }
 

@@ -46,6 +46,14 @@ class TestedMod {
   }
 }
 
+@Mod('Admin')
+class AdminMod {
+  @Export({ level: -1, samples: [{}] })
+  rotateKeys() {
+    return 'rotated';
+  }
+}
+
 describe('function test run', () => {
   const registry = new FunctionRegistry({ appId: 'test', logger: silent });
   registry.registerInstance(new TestedMod());
@@ -87,5 +95,12 @@ describe('function test run', () => {
     const table = formatTestTable(rows).split('\n');
     expect(table[0]).toMatch(/^module\s+function\s+calls\s+ok\s+errors\s+timeouts\s+coverage$/);
     expect(table.at(-1)).toMatch(/^total\s+5 functions\s+6\s+4\s+1\s+1$/);
+  });
+
+  it('runs functions of every level as the local caller (the test run is in process)', async () => {
+    const adminRegistry = new FunctionRegistry({ appId: 'test', logger: silent });
+    adminRegistry.registerInstance(new AdminMod());
+    const rows = await runFunctionTests(adminRegistry, new FunctionRunner(adminRegistry, { dataDir: '/nonexistent', logger: silent }));
+    expect(rows.map((row) => [row.function, row.ok, row.failures])).toEqual([['rotateKeys', 1, []]]);
   });
 });

@@ -1,3 +1,4 @@
+import { LOCAL_CALLER } from './caller.js';
 import type { SampleCall } from './export.decorator.js';
 import type { FunctionEntry } from './function-entry.js';
 import type { FunctionRegistry } from './function-registry.js';
@@ -123,7 +124,7 @@ export async function runFunctionTests(registry: FunctionRegistry, runner: Funct
           resolve(TIMED_OUT);
         }, timeoutMs);
       });
-      const outcome = await Promise.race([runner.aRunFunction(entry.key, { args: call.args, kwargs }), deadline]);
+      const outcome = await Promise.race([runner.aRunFunction(entry.key, { args: call.args, kwargs, caller: LOCAL_CALLER }), deadline]);
       clearTimeout(timer);
       if (outcome === TIMED_OUT) {
         row.timeouts++;

@@ -2,6 +2,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FunctionRegistry } from '../app-core/function-registry.js';
+import { LOCAL_CALLER } from '../app-core/caller.js';
 import { FunctionRunner } from '../app-core/function-runner.js';
 import type { Result } from '../app-core/result.js';
 import { applyStaticDescriptor, loadInstalledMods, modClassesOf } from './mod-loader.js';
@@ -39,7 +40,7 @@ describe('loadInstalledMods', () => {
     await writeFile(join(modsDir, 'hello-mod', 'package.json'), '{"type": "module"}');
     const report = await loadInstalledMods({ modsDir, registry, runner });
     expect(report.loaded.map((mod) => mod.functions)).toEqual([['hello.greet', 'hello.add', 'hello.platform', 'hello.started']]);
-    const outcome = (await runner.aRunFunction('hello.greet', { kwargs: { name: 'Ada' } })) as Result;
+    const outcome = (await runner.aRunFunction('hello.greet', { kwargs: { name: 'Ada' }, caller: LOCAL_CALLER })) as Result;
     expect(outcome.get()).toBe('Hello, Ada!');
   });
 

@@ -77,6 +77,11 @@ describe('tb functions, docs, footprint and probe (in process)', () => {
     expect([result.code, result.json().error, result.json().result.data.app_id]).toEqual([0, 'none', 'cli-e2e']);
   });
 
+  it('runs a function that needs a logged-in caller as the trusted local caller', async () => {
+    const result = await tb(runFunctionsCommand, ['run', 'core.footprint', '--kwargs', '{"update_tracking": false}', '--json'], env);
+    expect([result.code, result.json().error, typeof result.json().result.data.process.pid]).toEqual([0, 'none', 'number']);
+  });
+
   it('passes --kwargs to a mod function', async () => {
     const result = await tb(runFunctionsCommand, ['run', 'hello.greet', '--kwargs', '{"name": "Ada"}', '--json'], env);
     expect(result.json().result.data).toBe('Hello, Ada!');
