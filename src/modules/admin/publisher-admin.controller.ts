@@ -30,16 +30,16 @@ export class PublisherAdminController {
   @ApiOkResponse({
     schema: {
       example: {
-        publishers: [{ request_id: 'uuid', publisher_id: 'uuid', name: 'toolbox-team', display_name: 'ToolBox Team', verification_status: 'pending', method: 'github', data: { username: 'octocat' }, submitted_at: '…' }],
+        publishers: [{ id: 'publisher uuid', name: 'toolbox-team', display_name: 'ToolBox Team', verification_status: 'pending', email: null, homepage: null, package_count: 3, total_downloads: 120, created_at: '…', publisher_id: 'publisher uuid', verification_request_id: 'uuid', request_id: 'uuid', method: 'github', data: { username: 'octocat' }, submitted_at: '…' }],
         total: 1,
         page: 1,
         per_page: 20,
       },
     },
   })
-  async pending(@Query() query: PageQuery) {
-    const { items, total } = await this.verification.pending(query.page, query.per_page);
-    return { publishers: items.map(({ request, publisher }) => pendingPublisherView(request, publisher)), total, page: query.page, per_page: query.per_page };
+  async pending(@Req() request: AuthenticatedRequest, @Query() query: PageQuery) {
+    const { items, total } = await this.verification.pending(await this.callers.of(request), query.page, query.per_page);
+    return { publishers: items.map((item) => pendingPublisherView(item.request, item.publisher, item.stats)), total, page: query.page, per_page: query.per_page };
   }
 
   @Post(':publisher_id/verify')
