@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { offsetOf } from '../../common/pagination.js';
+import { SqlDialect } from '../../database/sql-dialect.js';
 import { canRead, type Caller } from '../registry/caller.js';
 import { PackageVersionEntity } from '../registry/entities/package-version.entity.js';
 import { PackageEntity } from '../registry/entities/package.entity.js';
@@ -78,8 +79,7 @@ export class LatestVersionsService {
    * for `yanked`; the covering index answers from the index alone (a cold buffer pool reads far fewer pages).
    */
   private versionIndexHint(): string {
-    const type = this.dataSource.options.type;
-    return type === 'mysql' || type === 'mariadb' ? 'FORCE INDEX (ix_package_versions_yanked)' : 'INDEXED BY ix_package_versions_yanked';
+    return SqlDialect.of(this.dataSource).useIndex('ix_package_versions_yanked');
   }
 
   private latestQuery(): SelectQueryBuilder<PackageEntity> {

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } fr
 import cluster from 'node:cluster';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inClusterWorker } from '../../cluster/cluster-bus.js';
+import { SqlDialect } from '../../database/sql-dialect.js';
 import { PackageEntity } from '../registry/entities/package.entity.js';
 import { PackagesService } from '../registry/packages.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
@@ -69,15 +70,11 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   }
 
   /**
-   * SQLite plans joins from statistics it only has after ANALYZE; without them it guesses that
-   * `visibility = 'public'` is selective and scans every package instead of the few that match.
-   * `PRAGMA optimize` analyzes only tables whose statistics are missing or stale, on a sample.
-   * (MySQL keeps InnoDB statistics up to date by itself.)
+   * Without statistics SQLite guesses that `visibility = 'public'` is selective and scans every
+   * package instead of the few that match (see SqlDialect.refreshStatisticsStatements).
    */
   async refreshStatistics(): Promise<void> {
-    if (this.dataSource.options.type !== 'better-sqlite3') return;
-    await this.dataSource.query('PRAGMA analysis_limit = 1000');
-    await this.dataSource.query('PRAGMA optimize = 0x10002');
+    for (const statement of SqlDialect.of(this.dataSource).refreshStatisticsStatements()) await this.dataSource.query(statement);
   }
 
   /** Replaces the package's terms with those of its current row (or removes them when it is gone). */
@@ -194,7 +191,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
    */
   private async addVocabulary(words: string[]): Promise<void> {
     const sorted = [...words].sort();
-    const ignore = this.dataSource.options.type === 'better-sqlite3' ? 'INSERT OR IGNORE' : 'INSERT IGNORE';
+    const ignore = SqlDialect.of(this.dataSource).insertIgnore();
     for (let start = 0; start < sorted.length; start += WORDS_PER_INSERT) {
       const chunk = sorted.slice(start, start + WORDS_PER_INSERT);
       const statement = `${ignore} INTO ${VOCABULARY_TABLE} (term) VALUES ${chunk.map(() => '(?)').join(', ')}`;

@@ -3,6 +3,7 @@ import { DataSource, In, type SelectQueryBuilder } from 'typeorm';
 import { publish, subscribe } from '../../cluster/cluster-bus.js';
 import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
+import { SqlDialect } from '../../database/sql-dialect.js';
 import type { Caller } from '../registry/caller.js';
 import { PackageEntity, type PackageType } from '../registry/entities/package.entity.js';
 import { PublisherEntity } from '../registry/entities/publisher.entity.js';
@@ -157,7 +158,7 @@ const VERIFICATION = verificationFactorSql(`pub.verification_status = 'verified'
  */
 @Injectable()
 export class SearchService implements OnModuleInit {
-  private readonly mysql: boolean;
+  private readonly dialect: SqlDialect;
   /** Public packages per package type ('' for all), the bulk of the empty query's total. */
   private readonly publicCounts = new CountCache(PUBLIC_COUNT_LIFETIMES);
 
@@ -165,7 +166,7 @@ export class SearchService implements OnModuleInit {
     private readonly dataSource: DataSource,
     private readonly events: RegistryEvents,
   ) {
-    this.mysql = dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
+    this.dialect = SqlDialect.of(dataSource);
   }
 
   onModuleInit(): void {
@@ -500,7 +501,7 @@ export class SearchService implements OnModuleInit {
       }
       for (const indexWord of word.words) {
         reads.push(
-          `SELECT package_id FROM package_search_terms ${this.mysql ? 'FORCE INDEX (PRIMARY)' : ''}
+          `SELECT package_id FROM package_search_terms ${this.dialect.usePrimaryKey()}
            WHERE term = ? AND ${text} AND visibility = 'public' GROUP BY package_id LIMIT ${limit}`,
         );
         parameters.push(indexWord);
@@ -701,14 +702,13 @@ export class SearchService implements OnModuleInit {
     });
   }
 
-  /** An index hint in the engine's syntax. */
   private useIndex(index: string): string {
-    return this.mysql ? `FORCE INDEX (${index})` : `INDEXED BY ${index}`;
+    return this.dialect.useIndex(index);
   }
 
-  /** Code point order on both engines (MySQL's default collation would order `_` and `-` differently). */
+  /** Code point order on both engines. */
   private binary(expression: string): string {
-    return this.mysql ? `${expression} COLLATE utf8mb4_bin` : expression;
+    return this.dialect.binary(expression);
   }
 }
 
