@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
-import { canRead, type Caller } from '../registry/caller.js';
+import type { Caller } from '../registry/caller.js';
+import { isVisible } from '../registry/package-visibility.js';
 import { PackageVersionEntity } from '../registry/entities/package-version.entity.js';
 import { PackageEntity } from '../registry/entities/package.entity.js';
 import { isValidPackageName, parseRequirement, type Requirement } from './requirement.js';
@@ -166,9 +167,9 @@ export class VisibleVersionCatalog implements PackageCatalog {
     for (const name of names) this.known.set(name, null);
     const readable = new Set<string>();
     for (const row of rows) {
-      // Installing by name is reading (canRead): unlisted packages count for signed-in callers, as for downloads.
+      // Installing by name is reading: unlisted packages count for signed-in callers, as for downloads.
       if (!readable.has(row.id)) {
-        if (!canRead(this.caller, row)) continue;
+        if (!isVisible(this.caller, row, 'read')) continue;
         readable.add(row.id);
         this.known.set(row.nameLower, { id: row.id, name: row.name });
         this.namesById.set(row.id, row.name);

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { offsetOf } from '../../common/pagination.js';
 import { SqlDialect } from '../../database/sql-dialect.js';
-import { canRead, type Caller } from '../registry/caller.js';
+import type { Caller } from '../registry/caller.js';
 import { PackageVersionEntity } from '../registry/entities/package-version.entity.js';
 import { PackageEntity } from '../registry/entities/package.entity.js';
-import { whereVisibleTo } from '../registry/publishers.service.js';
+import { isVisible, whereVisible } from '../registry/package-visibility.js';
 import { isValidPackageName } from '../resolve/requirement.js';
 
 export const LATEST_VERSIONS_MAX_NAMES = 1000;
@@ -53,7 +53,7 @@ export class LatestVersionsService {
       lowered,
     );
     // Anyone who may read a package by name may ask for its version: unlisted counts for signed-in callers.
-    const byLower = new Map(rows.filter((row) => canRead(caller, row)).map((row) => [row.nameLower, installable(row)]));
+    const byLower = new Map(rows.filter((row) => isVisible(caller, row)).map((row) => [row.nameLower, installable(row)]));
     for (const name of requested) {
       const lower = name.toLowerCase();
       if (byLower.has(lower)) result[name] = byLower.get(lower)!;
@@ -63,8 +63,8 @@ export class LatestVersionsService {
 
   /** Every package the caller can list (unlisted ones are not enumerated), keyed by stored name, in name order. */
   async all(caller: Caller, page: number, perPage: number): Promise<{ versions: LatestVersions; total: number }> {
-    const counted = whereVisibleTo(this.dataSource.getRepository(PackageEntity).createQueryBuilder('p'), 'p', caller, { listing: true });
-    const listed = whereVisibleTo(this.latestQuery(), 'p', caller, { listing: true })
+    const counted = whereVisible(this.dataSource.getRepository(PackageEntity).createQueryBuilder('p'), 'p', caller, 'list');
+    const listed = whereVisible(this.latestQuery(), 'p', caller, 'list')
       .orderBy('p.name_lower', 'ASC')
       .offset(offsetOf(page, perPage))
       .limit(perPage);

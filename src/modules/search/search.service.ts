@@ -5,9 +5,9 @@ import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
 import { SqlDialect } from '../../database/sql-dialect.js';
 import type { Caller } from '../registry/caller.js';
-import { PackageEntity, type PackageType } from '../registry/entities/package.entity.js';
+import { PackageEntity, type PackageType, type Visibility } from '../registry/entities/package.entity.js';
 import { PublisherEntity } from '../registry/entities/publisher.entity.js';
-import { whereVisibleTo } from '../registry/publishers.service.js';
+import { isVisible, whereVisible } from '../registry/package-visibility.js';
 import { RegistryEvents } from '../registry/registry-events.js';
 import { CountCache } from './count-cache.js';
 import {
@@ -729,13 +729,11 @@ function textTerms(row: RankingRow): DocumentTerm[] {
   return documentTerms(document).filter((term) => term.field !== SEARCH_FIELDS.fullName);
 }
 
-/** searchable() for a row already read: public, or the caller's own private packages; never unlisted. */
+/** A row already read, by the search rule (public, or the caller's own private packages; never unlisted). */
 function searchableTo(caller: Caller, row: Pick<RankingRow, 'visibility' | 'publisher_id'>): boolean {
-  if (row.visibility === 'public') return true;
-  return row.visibility === 'private' && caller.publisherId !== null && row.publisher_id === caller.publisherId;
+  return isVisible(caller, { visibility: row.visibility as Visibility, publisherId: row.publisher_id }, 'search');
 }
 
-/** What search may show: what the caller can list, except unlisted packages, which are found by name only (even by their owner). */
 function searchable<T extends object>(query: SelectQueryBuilder<T>, caller: Caller): SelectQueryBuilder<T> {
-  return whereVisibleTo(query, 'p', caller, { listing: true }).andWhere("p.visibility <> 'unlisted'");
+  return whereVisible(query, 'p', caller, 'search');
 }
