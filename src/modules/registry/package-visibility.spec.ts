@@ -1,14 +1,16 @@
 import { DataSource } from 'typeorm';
+import type { CallerUser } from '../../auth/principal.js';
 import type { Caller } from './caller.js';
 import { VISIBILITIES, type Visibility } from './entities/package.entity.js';
 import { isVisible, whereVisible, type VisibilityPurpose } from './package-visibility.js';
 
 const OWNER = 'publisher-own';
+const user = (id: string, isAdmin = false): CallerUser => ({ id, platformUserId: id, username: id, email: null, isAdmin });
 const CALLERS: Record<string, Caller> = {
   anonymous: { user: null, isAdmin: false, publisherId: null },
-  user: { user: { id: 'u1', username: 'someone' }, isAdmin: false, publisherId: null },
-  owner: { user: { id: 'u2', username: 'owner' }, isAdmin: false, publisherId: OWNER },
-  admin: { user: { id: 'u3', username: 'root' }, isAdmin: true, publisherId: null },
+  user: { user: user('u1'), isAdmin: false, publisherId: null },
+  owner: { user: user('u2'), isAdmin: false, publisherId: OWNER },
+  admin: { user: user('u3', true), isAdmin: true, publisherId: null },
 };
 
 /** The seed's rules written out independently of the implementation: caller → purpose → visible [own, visibility] pairs. */
