@@ -8,6 +8,7 @@ import { PackageVersionEntity } from './entities/package-version.entity.js';
 import { PackageEntity } from './entities/package.entity.js';
 import { PublisherEntity } from './entities/publisher.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { PackageCatalogRepository } from './package-catalog.repository.js';
 import { PackageVersionsController } from './package-versions.controller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { PackageViewCache } from './package-view-cache.js';
@@ -29,8 +30,9 @@ import { UsersService } from './users.service.js';
     CallerService,
     RegistryEvents,
     PackageViewCache,
+    PackageCatalogRepository,
   ],
-  exports: [USER_RESOLVER, UsersService, PublishersService, PackagesService, PackageVersionsService, CallerService, RegistryEvents],
+  exports: [USER_RESOLVER, UsersService, PublishersService, PackagesService, PackageVersionsService, CallerService, RegistryEvents, PackageCatalogRepository],
 })
 export class RegistryModule implements OnModuleInit {
   constructor(

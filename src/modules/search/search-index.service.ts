@@ -3,7 +3,7 @@ import cluster from 'node:cluster';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inClusterWorker } from '../../cluster/cluster-bus.js';
 import { SqlDialect } from '../../database/sql-dialect.js';
-import { PackageEntity } from '../registry/entities/package.entity.js';
+import { PackageCatalogRepository } from '../registry/package-catalog.repository.js';
 import { PackagesService } from '../registry/packages.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
 import {
@@ -48,6 +48,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   constructor(
     private readonly dataSource: DataSource,
     private readonly packages: PackagesService,
+    private readonly catalog: PackageCatalogRepository,
     private readonly events: RegistryEvents,
   ) {}
 
@@ -112,7 +113,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   async refreshVerified(publisherId: string, verified: boolean): Promise<void> {
     const flag = verified ? 1 : 0;
     await this.dataSource.query(
-      `UPDATE ${TERMS_TABLE} SET verified = ?, score = weight * boost * ? WHERE verified <> ? AND package_id IN (SELECT id FROM packages WHERE publisher_id = ?)`,
+      `UPDATE ${TERMS_TABLE} SET verified = ?, score = weight * boost * ? WHERE verified <> ? AND package_id IN (${this.catalog.packageIdsOfPublisherSql})`,
       [flag, verificationFactor(verified), flag, publisherId],
     );
   }
@@ -127,14 +128,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     let after = '';
     let indexed = 0;
     for (;;) {
-      const batch: IndexedPackage[] = await this.dataSource
-        .createQueryBuilder(PackageEntity, 'p')
-        .select(['p.id', 'p.name', 'p.displayName', 'p.description', 'p.keywords', 'p.visibility', 'p.totalDownloads', 'p.publisherId'])
-        .where('p.id > :after', { after })
-        .andWhere(`NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`)
-        .orderBy('p.id', 'ASC')
-        .take(PACKAGES_PER_BATCH)
-        .getMany();
+      const batch: IndexedPackage[] = await this.catalog.indexablePackages(after, PACKAGES_PER_BATCH, `NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`);
       if (batch.length === 0) {
         if (indexed > 0) await this.refreshStatistics();
         return indexed;
@@ -149,7 +143,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   private async insertTerms(manager: EntityManager, packages: IndexedPackage[]): Promise<string[]> {
     const rows: Array<[DocumentTerm, IndexedPackage, number]> = [];
     const words = new Set<string>();
-    const verified = await this.verifiedPublishers(manager, packages);
+    const verified = await this.catalog.verifiedPublisherIds(manager, [...new Set(packages.map((pkg) => pkg.publisherId))]);
     for (const pkg of packages) {
       const boost = popularityBoost(Number(pkg.totalDownloads));
       this.knownBoosts.set(pkg.id, boost);
@@ -170,17 +164,6 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
       await manager.query(`INSERT INTO ${TERMS_TABLE} (term, package_id, field, weight, boost, verified, score, visibility) VALUES ${placeholders}`, parameters);
     }
     return [...words];
-  }
-
-  /** Which of the packages' publishers are verified. */
-  private async verifiedPublishers(manager: EntityManager, packages: IndexedPackage[]): Promise<Set<string>> {
-    const ids = [...new Set(packages.map((pkg) => pkg.publisherId))];
-    if (ids.length === 0) return new Set();
-    const rows: Array<{ id: string }> = await manager.query(
-      `SELECT id FROM publishers WHERE verification_status = 'verified' AND id IN (${ids.map(() => '?').join(', ')})`,
-      ids,
-    );
-    return new Set(rows.map((row) => row.id));
   }
 
   /**
