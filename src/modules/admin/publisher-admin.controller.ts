@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { PageQuery } from '../../common/pagination.js';
-import { CallerService } from '../registry/caller.service.js';
+import type { Caller } from '../registry/caller.js';
 import { AdminActionDto } from './admin.dto.js';
 import { pendingPublisherView } from './admin.views.js';
 import type { AdminAction } from './publisher-transitions.js';
@@ -21,7 +21,6 @@ const ACTION_EXAMPLE = { status: 'success', publisher_id: 'uuid', verification_s
 @ApiParam({ name: 'publisher_id', required: false, description: 'publisher id (a name is accepted too)' })
 export class PublisherAdminController {
   constructor(
-    private readonly callers: CallerService,
     private readonly verification: PublisherVerificationService,
   ) {}
 
@@ -37,8 +36,8 @@ export class PublisherAdminController {
       },
     },
   })
-  async pending(@Req() request: AuthenticatedRequest, @Query() query: PageQuery) {
-    const { items, total } = await this.verification.pending(await this.callers.of(request), query.page, query.per_page);
+  async pending(@CurrentCaller() caller: Caller, @Query() query: PageQuery) {
+    const { items, total } = await this.verification.pending(caller, query.page, query.per_page);
     return { publishers: items.map((item) => pendingPublisherView(item.request, item.publisher, item.stats)), total, page: query.page, per_page: query.per_page };
   }
 
@@ -48,8 +47,8 @@ export class PublisherAdminController {
   @ApiOkResponse({ schema: { example: ACTION_EXAMPLE } })
   @ApiConflictResponse({ description: 'Not allowed from the current status (named in the message)' })
   @ApiNotFoundResponse({ description: 'Unknown publisher' })
-  verify(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'verify', body);
+  verify(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'verify', body);
   }
 
   @Post(':publisher_id/reject')
@@ -58,8 +57,8 @@ export class PublisherAdminController {
   @ApiOkResponse({ schema: { example: { ...ACTION_EXAMPLE, verification_status: 'rejected' } } })
   @ApiConflictResponse({ description: 'Not allowed from the current status (named in the message)' })
   @ApiNotFoundResponse({ description: 'Unknown publisher' })
-  reject(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'reject', body);
+  reject(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'reject', body);
   }
 
   @Post(':publisher_id/revoke')
@@ -68,8 +67,8 @@ export class PublisherAdminController {
   @ApiOkResponse({ schema: { example: { ...ACTION_EXAMPLE, verification_status: 'unverified' } } })
   @ApiConflictResponse({ description: 'Not allowed from the current status (named in the message)' })
   @ApiNotFoundResponse({ description: 'Unknown publisher' })
-  revoke(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'revoke', body);
+  revoke(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'revoke', body);
   }
 
   @Post(':publisher_id/suspend')
@@ -78,8 +77,8 @@ export class PublisherAdminController {
   @ApiOkResponse({ schema: { example: { ...ACTION_EXAMPLE, verification_status: 'suspended' } } })
   @ApiConflictResponse({ description: 'Already suspended' })
   @ApiNotFoundResponse({ description: 'Unknown publisher' })
-  suspend(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'suspend', body);
+  suspend(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'suspend', body);
   }
 
   @Post(':publisher_id/unsuspend')
@@ -88,12 +87,11 @@ export class PublisherAdminController {
   @ApiOkResponse({ schema: { example: { ...ACTION_EXAMPLE, verification_status: 'unverified' } } })
   @ApiConflictResponse({ description: 'Not suspended' })
   @ApiNotFoundResponse({ description: 'Unknown publisher' })
-  unsuspend(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'unsuspend', body);
+  unsuspend(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'unsuspend', body);
   }
 
-  private async act(request: AuthenticatedRequest, publisherId: string, action: AdminAction, body: AdminActionDto) {
-    const caller = await this.callers.of(request);
+  private async act(caller: Caller, publisherId: string, action: AdminAction, body: AdminActionDto) {
     const { publisher, notes } = await this.verification.transition(caller, publisherId, action, body.notes?.trim() || null);
     return { status: 'success', publisher_id: publisher.id, verification_status: publisher.verificationStatus, notes };
   }

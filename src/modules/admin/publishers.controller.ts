@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { PlatformError } from '../../common/errors.js';
-import { CallerService } from '../registry/caller.service.js';
+import type { Caller } from '../registry/caller.js';
 import type { VerificationStatus } from '../registry/entities/publisher.entity.js';
 import { PublishersService } from '../registry/publishers.service.js';
 import { ListPublishersQuery, SubmitVerificationDto, verificationDataProblems } from './admin.dto.js';
@@ -25,7 +25,6 @@ const PUBLISHER_EXAMPLE = {
 @Controller('api/v1/publishers')
 export class PublishersController {
   constructor(
-    private readonly callers: CallerService,
     private readonly publishers: PublishersService,
     private readonly verification: PublisherVerificationService,
   ) {}
@@ -34,8 +33,7 @@ export class PublishersController {
   @Public()
   @ApiOperation({ summary: 'List publishers by name; package_count and total_downloads count what the caller may see' })
   @ApiOkResponse({ schema: { example: { publishers: [PUBLISHER_EXAMPLE], total: 1, page: 1, per_page: 20 } } })
-  async list(@Req() request: AuthenticatedRequest, @Query() query: ListPublishersQuery) {
-    const caller = await this.callers.of(request);
+  async list(@CurrentCaller() caller: Caller, @Query() query: ListPublishersQuery) {
     let statuses: VerificationStatus[] | undefined;
     if (query.verified_only) statuses = query.status && query.status !== 'verified' ? [] : ['verified'];
     else if (query.status) statuses = [query.status];
@@ -59,10 +57,9 @@ export class PublishersController {
   @ApiAcceptedResponse({ schema: { example: { status: 'pending', request_id: 'uuid', publisher_id: 'uuid', method: 'github', submitted_at: '…' } } })
   @ApiConflictResponse({ description: 'The publisher is already verified, already pending, or suspended' })
   @ApiForbiddenResponse({ description: 'The caller has no publisher' })
-  async submit(@Req() request: AuthenticatedRequest, @Body() body: SubmitVerificationDto) {
+  async submit(@CurrentCaller() caller: Caller, @Body() body: SubmitVerificationDto) {
     const problems = verificationDataProblems(body.method, body.data);
     if (problems.length) throw new PlatformError('UNPROCESSABLE_ENTITY', `Validation failed: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`, problems);
-    const caller = await this.callers.of(request);
     const stored = await this.verification.submit(caller, body.method, body.data);
     return { status: 'pending', request_id: stored.id, publisher_id: stored.publisherId, method: stored.method, submitted_at: stored.submittedAt.toISOString() };
   }
@@ -72,8 +69,7 @@ export class PublishersController {
   @ApiOperation({ summary: 'Publisher detail, by name (case-insensitive) or id; admins and the publisher also see its verification requests' })
   @ApiOkResponse({ schema: { example: PUBLISHER_EXAMPLE } })
   @ApiNotFoundResponse({ description: 'Unknown publisher' })
-  async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
-    const caller = await this.callers.of(request);
+  async detail(@CurrentCaller() caller: Caller, @Param('name') name: string) {
     const publisher = await this.publishers.findByNameOrId(name);
     if (!publisher) throw new PlatformError('NOT_FOUND', `Publisher "${name}" not found`);
     const stats = (await this.publishers.stats([publisher.id], caller)).get(publisher.id)!;

@@ -16,13 +16,14 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
+import { RequestBaseUrl } from '../../common/request-base-url.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import { CallerService } from '../registry/caller.service.js';
-import { baseUrlOf } from '../registry/package-versions.controller.js';
+import type { Caller } from '../registry/caller.js';
 import { ArtifactBuildsService } from './artifact-builds.service.js';
 import { canonicalArtifactType } from './artifact-vocabulary.js';
 import { BuildQuery, CreateArtifactDto, ListArtifactsQuery, UPLOAD_BUILD_BODY } from './artifacts.dto.js';
@@ -48,7 +49,6 @@ const ARTIFACT_EXAMPLE = {
 @Controller('api/v1/artifacts')
 export class ArtifactsController {
   constructor(
-    private readonly callers: CallerService,
     private readonly artifacts: ArtifactsService,
     private readonly builds: ArtifactBuildsService,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
@@ -76,8 +76,7 @@ export class ArtifactsController {
   @ApiConflictResponse({ description: 'The name is taken (case-insensitively)' })
   @ApiForbiddenResponse({ description: 'No publisher, a suspended one, or (REGISTRY_REQUIRE_VERIFIED_PUBLISHER) an unverified one' })
   @ApiUnprocessableEntityResponse({ description: 'Unknown artifact_type, bad name or URL' })
-  async create(@Req() request: AuthenticatedRequest, @Body() body: CreateArtifactDto) {
-    const caller = await this.callers.of(request);
+  async create(@CurrentCaller() caller: Caller, @Body() body: CreateArtifactDto) {
     const { artifact, publisher } = await this.artifacts.create(caller, {
       name: body.name,
       artifactType: canonicalArtifactType(body.artifact_type)!,
@@ -109,8 +108,7 @@ export class ArtifactsController {
   @ApiForbiddenResponse({ description: 'Not the publisher of the artifact, or the publisher is suspended' })
   @ApiPayloadTooLargeResponse({ description: 'Over UPLOAD_MAX_BYTES' })
   @ApiUnprocessableEntityResponse({ description: 'Bad version, platform, architecture, or no file' })
-  async upload(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string) {
-    const caller = await this.callers.of(request);
+  async upload(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string) {
     let artifact;
     try {
       artifact = await this.builds.assertMayUpload(caller, name);
@@ -127,7 +125,7 @@ export class ArtifactsController {
         latest_version: updated.latestVersion,
         ...artifactVersionView(version),
         build: buildView(build),
-        download_url: this.builds.signedUrl(build.storageKey, baseUrlOf(request)),
+        download_url: this.builds.signedUrl(build.storageKey, baseUrl),
       };
     } finally {
       await body.cleanup();
@@ -153,10 +151,10 @@ export class ArtifactsController {
   @ApiOperation({ summary: 'A signed, time-limited download URL for one build' })
   @ApiOkResponse({ schema: { example: { url: 'http://…/api/v1/files/artifacts/…?expires=…&signature=…', expires_in: 600, filename: 'app-setup.msi', size_bytes: 1048576, checksum_sha256: '…', platform: 'windows', architecture: 'x64' } } })
   @ApiNotFoundResponse({ description: 'Unknown artifact or version, or no build for the platform' })
-  async downloadUrl(@Req() request: Request, @Param('name') name: string, @Param('version') version: string, @Query() query: BuildQuery) {
+  async downloadUrl(@RequestBaseUrl() baseUrl: string, @Param('name') name: string, @Param('version') version: string, @Query() query: BuildQuery) {
     const { build } = await this.builds.find(name, version, { platform: query.platform, architecture: query.architecture });
     return {
-      url: this.builds.signedUrl(build.storageKey, baseUrlOf(request)),
+      url: this.builds.signedUrl(build.storageKey, baseUrl),
       expires_in: this.builds.signedUrlTtlSeconds,
       filename: build.filename,
       size_bytes: build.sizeBytes,

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { PlatformError } from '../../common/errors.js';
-import { CallerService } from './caller.service.js';
+import type { Caller } from './caller.js';
 import { PublishersService } from './publishers.service.js';
 import { RegisterPublisherDto } from './registry.dto.js';
 import { publisherView } from './registry.views.js';
@@ -13,15 +13,13 @@ import { publisherView } from './registry.views.js';
 @Controller('api/v1/auth')
 export class AuthController {
   constructor(
-    private readonly callers: CallerService,
     private readonly publishers: PublishersService,
   ) {}
 
   @Get('me')
   @ApiOperation({ summary: 'Current user (created at the first authenticated request)' })
   @ApiOkResponse({ schema: { example: { id: 'uuid', platform_user_id: '42', email: 'a@b.c', username: 'ada', is_admin: false, publisher_id: null, is_verified: false } } })
-  async me(@Req() request: AuthenticatedRequest) {
-    const caller = await this.callers.of(request);
+  async me(@CurrentCaller() caller: Caller) {
     const user = caller.user!;
     const publisher = caller.publisherId ? await this.publishers.findById(caller.publisherId) : null;
     return {
@@ -38,8 +36,7 @@ export class AuthController {
   @Get('publisher')
   @ApiOperation({ summary: "The caller's own publisher" })
   @ApiNotFoundResponse({ description: 'The user has no publisher' })
-  async publisher(@Req() request: AuthenticatedRequest) {
-    const caller = await this.callers.of(request);
+  async publisher(@CurrentCaller() caller: Caller) {
     const publisher = caller.publisherId ? await this.publishers.findById(caller.publisherId) : null;
     if (!publisher) throw new PlatformError('NOT_FOUND', 'You have no publisher; register one with POST /api/v1/auth/register-publisher');
     const stats = (await this.publishers.stats([publisher.id], caller)).get(publisher.id);
@@ -51,8 +48,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Register the caller as a publisher' })
   @ApiCreatedResponse({ description: 'Publisher created with verification_status "unverified"' })
   @ApiConflictResponse({ description: 'Name taken (case-insensitively) or the user already has a publisher' })
-  async registerPublisher(@Req() request: AuthenticatedRequest, @Body() body: RegisterPublisherDto) {
-    const caller = await this.callers.of(request);
+  async registerPublisher(@CurrentCaller() caller: Caller, @Body() body: RegisterPublisherDto) {
     const publisher = await this.publishers.register(caller.user!.id, {
       name: body.name,
       displayName: body.display_name,

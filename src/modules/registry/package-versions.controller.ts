@@ -2,12 +2,14 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '
 import { ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
+import { RequestBaseUrl } from '../../common/request-base-url.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import { CallerService } from './caller.service.js';
+import type { Caller } from './caller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { YankDto } from './registry.dto.js';
 import { packageFileName, versionView } from './registry.views.js';
@@ -26,15 +28,10 @@ const UPLOAD_BODY = {
   },
 };
 
-export function baseUrlOf(request: Request): string {
-  return `${request.protocol}://${request.get('host')}`;
-}
-
 @ApiTags('versions')
 @Controller('api/v1/packages/:name')
 export class PackageVersionsController {
   constructor(
-    private readonly callers: CallerService,
     private readonly versions: PackageVersionsService,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
@@ -47,8 +44,7 @@ export class PackageVersionsController {
   @ApiBody(UPLOAD_BODY)
   @ApiCreatedResponse({ schema: { example: { status: 'uploaded', package: 'CloudM', version: '1.2.0', size: 1234, checksum_sha256: '…', published_at: '…', download_url: '…' } } })
   @ApiConflictResponse({ description: 'The version exists' })
-  async upload(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string) {
-    const caller = await this.callers.of(request);
+  async upload(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string) {
     const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);
@@ -59,7 +55,7 @@ export class PackageVersionsController {
         size: version.sizeBytes,
         checksum_sha256: version.checksumSha256,
         published_at: version.publishedAt.toISOString(),
-        download_url: this.versions.signedUrl(version.storageKey, baseUrlOf(request)),
+        download_url: this.versions.signedUrl(version.storageKey, baseUrl),
       };
     } finally {
       await body.cleanup();
@@ -70,9 +66,8 @@ export class PackageVersionsController {
   @Public()
   @ApiOperation({ summary: 'A signed, time-limited download URL (token required for unlisted and private packages)' })
   @ApiOkResponse({ schema: { example: { url: 'http://…/api/v1/files/…?expires=…&signature=…', expires_in: 600, size: 1, checksum_sha256: '…', filename: 'x-1.0.0.zip', yanked: false } } })
-  async downloadUrl(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string) {
-    const caller = await this.callers.of(request);
-    const ticket = await this.versions.downloadTicket(caller, name, version, baseUrlOf(request));
+  async downloadUrl(@CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string, @Param('version') version: string) {
+    const ticket = await this.versions.downloadTicket(caller, name, version, baseUrl);
     return {
       url: ticket.url,
       expires_in: ticket.expiresIn,
@@ -89,17 +84,18 @@ export class PackageVersionsController {
   @ApiProduces('application/zip', 'application/json')
   async version(
     @Req() request: Request & AuthenticatedRequest,
+    @CurrentCaller() caller: Caller,
+    @RequestBaseUrl() baseUrl: string,
     @Res() response: Response,
     @Param('name') name: string,
     @Param('version') version: string,
   ): Promise<void> {
-    const caller = await this.callers.of(request);
     const { pkg, version: row } = await this.versions.findVersion(caller, name, version);
     if (request.accepts(['application/zip', 'application/octet-stream', 'application/json']) === 'application/json') {
       response.json({
         package: pkg.name,
         ...versionView(row),
-        download_url: this.versions.signedUrl(row.storageKey, baseUrlOf(request)),
+        download_url: this.versions.signedUrl(row.storageKey, baseUrl),
       });
       return;
     }
@@ -118,8 +114,7 @@ export class PackageVersionsController {
   @Authenticated()
   @HttpCode(200)
   @ApiOperation({ summary: 'Yank a version (owner or admin); it stays downloadable by exact version' })
-  async yank(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string, @Body() body: YankDto) {
-    const caller = await this.callers.of(request);
+  async yank(@CurrentCaller() caller: Caller, @Param('name') name: string, @Param('version') version: string, @Body() body: YankDto) {
     return versionView(await this.versions.setYanked(caller, name, version, true, body.reason));
   }
 
@@ -127,8 +122,7 @@ export class PackageVersionsController {
   @Authenticated()
   @HttpCode(200)
   @ApiOperation({ summary: 'Reverse a yank (owner or admin)' })
-  async unyank(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string) {
-    const caller = await this.callers.of(request);
+  async unyank(@CurrentCaller() caller: Caller, @Param('name') name: string, @Param('version') version: string) {
     return versionView(await this.versions.setYanked(caller, name, version, false));
   }
 }

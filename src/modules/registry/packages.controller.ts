@@ -14,13 +14,14 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
 import { validateAs } from '../../common/validation.pipe.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import { CallerService } from './caller.service.js';
+import type { Caller } from './caller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
@@ -47,7 +48,6 @@ export function packageInputOf(dto: CreatePackageDto): PackageInput {
 @Controller('api/v1/packages')
 export class PackagesController {
   constructor(
-    private readonly callers: CallerService,
     private readonly packages: PackagesService,
     private readonly versions: PackageVersionsService,
     private readonly viewCache: PackageViewCache,
@@ -58,8 +58,7 @@ export class PackagesController {
   @Public()
   @ApiOperation({ summary: 'List packages the caller may see, most recently updated first' })
   @ApiOkResponse({ schema: { example: { packages: [], total: 0, page: 1, per_page: 20 } } })
-  async list(@Req() request: AuthenticatedRequest, @Query() query: ListPackagesQuery) {
-    const caller = await this.callers.of(request);
+  async list(@CurrentCaller() caller: Caller, @Query() query: ListPackagesQuery) {
     const { items, total } = await this.packages.list(caller, {
       page: query.page,
       perPage: query.per_page,
@@ -88,8 +87,7 @@ export class PackagesController {
   })
   @ApiCreatedResponse({ description: 'The package view' })
   @ApiForbiddenResponse({ description: 'The caller has no publisher, or it is suspended' })
-  async create(@Req() request: Request & AuthenticatedRequest) {
-    const caller = await this.callers.of(request);
+  async create(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller) {
     if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
       const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
       try {
@@ -125,11 +123,10 @@ export class PackagesController {
   @Public()
   @ApiOperation({ summary: 'Package detail with its versions' })
   @ApiNotFoundResponse({ description: 'Unknown, or not visible to the caller' })
-  async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
+  async detail(@CurrentCaller() caller: Caller, @Param('name') name: string) {
     const cached = this.viewCache.get(name.toLowerCase());
     if (cached) return cached;
     const snapshot = this.viewCache.snapshot();
-    const caller = await this.callers.of(request);
     const { pkg, publisher, versions } = await this.packages.detail(caller, name);
     const view = packageDetail(pkg, publisher, versions);
     if (pkg.visibility === 'public') this.viewCache.set(pkg.id, pkg.nameLower, view, snapshot);
@@ -139,8 +136,7 @@ export class PackagesController {
   @Patch(':name')
   @Authenticated()
   @ApiOperation({ summary: "Update a package (owner's publisher or admin)" })
-  async update(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Body() body: UpdatePackageDto) {
-    const caller = await this.callers.of(request);
+  async update(@CurrentCaller() caller: Caller, @Param('name') name: string, @Body() body: UpdatePackageDto) {
     const { pkg } = await this.packages.update(caller, name, {
       displayName: body.display_name,
       description: body.description,
@@ -160,8 +156,7 @@ export class PackagesController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a package, its versions and every stored file (admin)' })
   @ApiNoContentResponse()
-  async remove(@Req() request: AuthenticatedRequest, @Param('name') name: string): Promise<void> {
-    const caller = await this.callers.of(request);
+  async remove(@CurrentCaller() caller: Caller, @Param('name') name: string): Promise<void> {
     await this.packages.delete(caller, name);
   }
 }

@@ -1,5 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CALLER_RESOLVER } from '../../auth/current-caller.decorator.js';
 import { USER_RESOLVER } from '../../auth/principal.js';
 import { DownloadCounters } from '../../storage/download-counters.js';
 import { AuthController } from './auth.controller.js';
@@ -28,11 +29,12 @@ import { UsersService } from './users.service.js';
     PackagesService,
     PackageVersionsService,
     CallerService,
+    { provide: CALLER_RESOLVER, useExisting: CallerService },
     RegistryEvents,
     PackageViewCache,
     PackageCatalogRepository,
   ],
-  exports: [USER_RESOLVER, UsersService, PublishersService, PackagesService, PackageVersionsService, CallerService, RegistryEvents, PackageCatalogRepository],
+  exports: [USER_RESOLVER, UsersService, PublishersService, PackagesService, PackageVersionsService, CallerService, CALLER_RESOLVER, RegistryEvents, PackageCatalogRepository],
 })
 export class RegistryModule implements OnModuleInit {
   constructor(

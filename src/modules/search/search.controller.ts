@@ -1,8 +1,8 @@
-import { Controller, Get, Query, Req } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { Public } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
-import { CallerService } from '../registry/caller.service.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
+import type { Caller } from '../registry/caller.js';
 import { packageListItem } from '../registry/registry.views.js';
 import { SearchQuery, SuggestQuery } from './search.dto.js';
 import { SearchService } from './search.service.js';
@@ -24,7 +24,6 @@ const SEARCH_ITEM_EXAMPLE = {
 @Controller('api/v1/search')
 export class SearchController {
   constructor(
-    private readonly callers: CallerService,
     private readonly search: SearchService,
   ) {}
 
@@ -39,8 +38,7 @@ export class SearchController {
   @ApiOkResponse({ schema: { example: { results: [SEARCH_ITEM_EXAMPLE], packages: [SEARCH_ITEM_EXAMPLE], total: 1, query: 'cloud', page: 1, per_page: 20 } } })
   @ApiBadRequestResponse({ description: 'Invalid page, per_page or package_type' })
   @ApiUnprocessableEntityResponse({ description: 'q longer than 1000 characters' })
-  async find(@Req() request: AuthenticatedRequest, @Query() query: SearchQuery) {
-    const caller = await this.callers.of(request);
+  async find(@CurrentCaller() caller: Caller, @Query() query: SearchQuery) {
     const { hits, total } = await this.search.search(caller, { query: query.q, page: query.page, perPage: query.per_page, packageType: query.package_type });
     const results = hits.map(({ pkg, publisher, verified }) => ({ ...packageListItem(pkg, publisher), verified }));
     return { results, packages: results, total, query: query.q, page: query.page, per_page: query.per_page };
@@ -51,8 +49,7 @@ export class SearchController {
   @ApiOperation({ summary: 'Package names that complete a prefix (most downloaded first)', description: '`sea` finds `searchable`; names whose words start with the prefix follow whole-name matches.' })
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' }, example: ['searchable', 'search-tools'] } })
   @ApiBadRequestResponse({ description: 'limit outside 1–20' })
-  async suggest(@Req() request: AuthenticatedRequest, @Query() query: SuggestQuery): Promise<string[]> {
-    const caller = await this.callers.of(request);
+  async suggest(@CurrentCaller() caller: Caller, @Query() query: SuggestQuery): Promise<string[]> {
     return this.search.suggest(caller, query.q, query.limit);
   }
 }
