@@ -12,13 +12,13 @@ import { PublisherVerificationService } from './publisher-verification.service.j
 import { PublishersController } from './publishers.controller.js';
 
 /**
- * Publishers, their verification and the audit log (seed 01; issue 3). Import it before RegistryModule
- * in the service module: Express matches routes in registration order, and `packages/admin/…` must be
- * matched here before the registry's `packages/:name/…`.
+ * Publishers, their verification and the audit log (seed 01; issue 3). Its routes share no URL with
+ * another controller's (`packages/admin/pending` and `packages/admin/:id/verify` have no counterpart
+ * of the same shape under `packages/:name`), so the order modules and controllers are imported in
+ * does not matter; test/e2e/registry/route-order.e2e-spec.ts keeps it so.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([VerificationRequestEntity, AuditEntryEntity]), RegistryModule],
-  // Static `publishers/admin/…` paths before `publishers/:name`.
   controllers: [PublisherAdminController, PublishersController, AuditController],
   providers: [PublisherVerificationService, AuditLogService],
   exports: [AuditLogService],

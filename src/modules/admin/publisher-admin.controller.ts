@@ -13,7 +13,7 @@ const ACTION_EXAMPLE = { status: 'success', publisher_id: 'uuid', verification_s
 
 /**
  * Seed paths under /api/v1/packages/admin, and the same under /api/v1/publishers/admin for the
- * existing client. Registered before the registry's `packages/:name/…` routes (see AdminModule).
+ * existing client. No registry route has their shape, whatever the module order (see AdminModule).
  */
 @ApiTags('admin')
 @Authenticated({ admin: true })
