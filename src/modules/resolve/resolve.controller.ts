@@ -3,8 +3,8 @@ import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, Api
 import { Public } from '../../auth/access.decorators.js';
 import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { RequestBaseUrl } from '../../common/request-base-url.js';
+import type { RequirementInput } from '../../packaging/requirement.js';
 import type { Caller } from '../registry/caller.js';
-import type { RequirementInput } from './requirement.js';
 import { CheckCompatibilityDto, ResolveRequestDto } from './resolve.dto.js';
 import { ResolveService } from './resolve.service.js';
 import { compatibilityView, resolutionView } from './resolve.views.js';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import semver from 'semver';
 import { PlatformError } from '../../common/errors.js';
+import { normalizeHostVersion, parseRequirement, satisfiesHost, type RequirementInput } from '../../packaging/requirement.js';
 import type { Caller } from '../registry/caller.js';
 import { pickLatestVersion } from '../registry/latest-version.js';
 import { PackageCatalogRepository } from '../registry/package-catalog.repository.js';
 import { PackageVersionsService } from '../registry/package-versions.service.js';
-import { normalizeHostVersion, parseRequirement, satisfiesHost, type RequirementInput } from './requirement.js';
 import { resolveDependencies } from './resolve-dependencies.js';
 import { VisibleVersionCatalog, type VersionPayload } from './visible-version-catalog.js';
 

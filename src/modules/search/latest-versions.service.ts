@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { isValidPackageName } from '../../packaging/requirement.js';
 import type { Caller } from '../registry/caller.js';
 import { PackageCatalogRepository, type LatestVersionRow } from '../registry/package-catalog.repository.js';
 import { isVisible } from '../registry/package-visibility.js';
-import { isValidPackageName } from '../resolve/requirement.js';
 
 export const LATEST_VERSIONS_MAX_NAMES = 1000;
 
