@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { loadConfig, type ConfigOverrides, type PlatformConfig } from '../config/config.js';
-import { UsersService } from '../modules/registry/users.service.js';
+import { RegistryAccountsService } from '../modules/registry/registry-accounts.service.js';
 import { RegistryServiceModule } from '../services/registry.service-module.js';
 import { createHttpApp, listen } from '../services/create-http-app.js';
 import { UsageError, parseCommandArgs } from './cli-args.js';
@@ -52,7 +52,7 @@ async function runAdminsCommand(argv: string[]): Promise<number> {
   const config = loadConfig(process.env, { dataDir: values['data-dir'] });
   const app = await NestFactory.createApplicationContext(RegistryServiceModule.forRoot(config), { logger: ['error', 'warn'] });
   try {
-    const user = await app.get(UsersService).setAdmin(userId, action === 'grant');
+    const user = await app.get(RegistryAccountsService).setAdmin(userId, action === 'grant');
     console.log(`${action === 'grant' ? 'Granted' : 'Revoked'} admin for platform user ${user.platformUserId}`);
   } finally {
     await app.close();

@@ -2,7 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RegistryEvents } from '../registry/registry-events.js';
 import { RegistryModule } from '../registry/registry.module.js';
-import { UsersService } from '../registry/users.service.js';
+import { RegistryAccountsService } from '../registry/registry-accounts.service.js';
 import { AuditController } from './audit.controller.js';
 import { AuditLogService } from './audit-log.service.js';
 import { AuditEntryEntity } from './entities/audit-entry.entity.js';
@@ -26,13 +26,13 @@ import { PublishersController } from './publishers.controller.js';
 export class AdminModule implements OnModuleInit {
   constructor(
     private readonly events: RegistryEvents,
-    private readonly users: UsersService,
+    private readonly accounts: RegistryAccountsService,
     private readonly audit: AuditLogService,
   ) {}
 
   onModuleInit(): void {
     this.events.onPackageDeleted(async (event) => {
-      const actor = event.actorUserId ? await this.users.findById(event.actorUserId) : null;
+      const actor = event.actorUserId ? await this.accounts.findById(event.actorUserId) : null;
       await this.audit.record({
         actorUserId: event.actorUserId,
         actor: actor?.username ?? 'system',

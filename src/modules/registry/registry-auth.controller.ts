@@ -8,10 +8,11 @@ import { PublishersService } from './publishers.service.js';
 import { RegisterPublisherDto } from './registry.dto.js';
 import { publisherView } from './registry.views.js';
 
+/** The registry's own account routes under /api/v1/auth (not the platform's sign-in, which issues the tokens). */
 @ApiTags('auth')
 @Authenticated()
 @Controller('api/v1/auth')
-export class AuthController {
+export class RegistryAuthController {
   constructor(
     private readonly publishers: PublishersService,
   ) {}
