@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { applyDelta } from '../src/modules/diff/delta/apply-delta.js';
 import { applyBinaryPatch, createBinaryPatch, compressContent } from '../src/modules/diff/delta/binary-diff.js';
 import { createDelta } from '../src/modules/diff/delta/create-delta.js';
-import { writeTestZip, type TestZipEntry } from '../src/modules/diff/delta/test-zip.js';
+import { writeZip, type ZipEntrySpec } from '../test/fixtures/zip-builder.js';
 
 const MIB = 1024 * 1024;
 
@@ -61,13 +61,13 @@ interface Row {
   exact: string;
 }
 
-async function measureDelta(directory: string, scenario: string, source: TestZipEntry[], target: TestZipEntry[]): Promise<Row> {
+async function measureDelta(directory: string, scenario: string, source: ZipEntrySpec[], target: ZipEntrySpec[]): Promise<Row> {
   const oldZip = join(directory, `${scenario}-old.zip`);
   const newZip = join(directory, `${scenario}-new.zip`);
   const patch = join(directory, `${scenario}.tbdelta`);
   const out = join(directory, `${scenario}-out.zip`);
-  await writeTestZip(oldZip, source);
-  await writeTestZip(newZip, target);
+  await writeZip(oldZip, source);
+  await writeZip(newZip, target);
   let started = performance.now();
   const summary = await createDelta(oldZip, newZip, patch);
   const createSeconds = (performance.now() - started) / 1000;
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   try {
     const random = generator(20240501);
     // 200 files, about 10 MiB: two thirds text-like (compressible), one third random (incompressible).
-    const files: TestZipEntry[] = [];
+    const files: ZipEntrySpec[] = [];
     for (let index = 0; index < 200; index++) {
       const length = 40 * 1024 + random.below(24 * 1024);
       const content = index % 3 === 2 ? random.bytes(length) : textLike(random, length);

@@ -22,7 +22,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createDataSourceOptions } from '../src/database/data-source-options.js';
 import { PackageEntity } from '../src/modules/registry/entities/package.entity.js';
 import { PublisherEntity } from '../src/modules/registry/entities/publisher.entity.js';
-import { UserEntity } from '../src/modules/registry/entities/user.entity.js';
+import { RegistryAccountEntity } from '../src/modules/registry/entities/registry-account.entity.js';
 import { JwtService } from '@nestjs/jwt';
 import { TokenVerifier } from '../src/auth/token-verifier.js';
 
@@ -47,7 +47,7 @@ async function seed(dataDir: string): Promise<void> {
   await dataSource.runMigrations();
   const now = new Date();
   const user = { id: randomUUID(), platformUserId: 'bench', username: 'bench', email: null, isAdmin: false, createdAt: now, updatedAt: now };
-  await dataSource.getRepository(UserEntity).insert(user);
+  await dataSource.getRepository(RegistryAccountEntity).insert(user);
   const publisher = { id: randomUUID(), name: 'bench', nameLower: 'bench', displayName: 'Bench', email: null, homepage: null, verificationStatus: 'verified' as const, ownerUserId: user.id, createdAt: now, updatedAt: now };
   await dataSource.getRepository(PublisherEntity).insert(publisher);
   const rows: Partial<PackageEntity>[] = [];

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { loadConfig, type LoadConfigOptions, type PlatformConfig } from '../config/config.js';
-import { UsersService } from '../modules/registry/users.service.js';
+import { RegistryAccountsService } from '../modules/registry/registry-accounts.service.js';
 import { RegistryAppModule, registryHttpAppOptions } from '../apps/registry.app-module.js';
 import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { UsageError } from '../common/errors.js';
@@ -56,7 +56,7 @@ async function runAdminsCommand(argv: string[], io: CommandIo): Promise<number> 
   const config = loadConfig(io.env, { services: ['registry'], dataDir: values['data-dir'] });
   const app = await NestFactory.createApplicationContext(RegistryAppModule.forRoot(config), { logger: ['error', 'warn'] });
   try {
-    const user = await app.get(UsersService).setAdmin(userId, action === 'grant');
+    const user = await app.get(RegistryAccountsService).setAdmin(userId, action === 'grant');
     io.out(`${action === 'grant' ? 'Granted' : 'Revoked'} admin for platform user ${user.platformUserId}`);
   } finally {
     await app.close();

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { LOG_LEVELS } from '../logging/platform-logger.js';
 import { isAbsolute, join, resolve } from 'node:path';
-import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../modules/registry/zip-inspector.js';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../packaging/zip-inspector.js';
 
 /**
  * The one place that reads process.env. Every service receives a validated, typed PlatformConfig;

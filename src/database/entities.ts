@@ -6,7 +6,7 @@ import { PackageDeltaEntity } from '../modules/diff/entities/package-delta.entit
 import { PackageVersionEntity } from '../modules/registry/entities/package-version.entity.js';
 import { PackageEntity } from '../modules/registry/entities/package.entity.js';
 import { PublisherEntity } from '../modules/registry/entities/publisher.entity.js';
-import { UserEntity } from '../modules/registry/entities/user.entity.js';
+import { RegistryAccountEntity } from '../modules/registry/entities/registry-account.entity.js';
 import { AuditEntryEntity } from '../modules/admin/entities/audit-entry.entity.js';
 import { VerificationRequestEntity } from '../modules/admin/entities/verification-request.entity.js';
 import { ArtifactBuildEntity } from '../modules/artifacts/entities/artifact-build.entity.js';
@@ -14,4 +14,4 @@ import { ArtifactVersionEntity } from '../modules/artifacts/entities/artifact-ve
 import { ArtifactEntity } from '../modules/artifacts/entities/artifact.entity.js';
 
 /** Every entity of the platform, for the one data source (modules still own and export services, not these). */
-export const ENTITIES = [QueueJobEntity, UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity, PackageDeltaEntity, PackageSearchTermEntity, PackageSearchWordEntity, VerificationRequestEntity, AuditEntryEntity, ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity, ApiKeyEntity];
+export const ENTITIES = [QueueJobEntity, RegistryAccountEntity, PublisherEntity, PackageEntity, PackageVersionEntity, PackageDeltaEntity, PackageSearchTermEntity, PackageSearchWordEntity, VerificationRequestEntity, AuditEntryEntity, ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity, ApiKeyEntity];

@@ -1,14 +1,20 @@
 import type { QueryRunner, TableColumnOptions } from 'typeorm';
+import { SqlDialect } from './sql-dialect.js';
 
 /**
  * Column builders for migrations written once with TypeORM's schema API, so the same migration runs on
  * SQLite and MySQL/MariaDB. Only the few types whose names differ between the engines are mapped here.
  */
 export class PortableColumns {
-  private readonly mysql: boolean;
+  private readonly dialect: SqlDialect;
 
   constructor(queryRunner: QueryRunner) {
-    this.mysql = queryRunner.connection.options.type === 'mysql' || queryRunner.connection.options.type === 'mariadb';
+    this.dialect = SqlDialect.of(queryRunner.connection);
+  }
+
+  /** Column options for text compared and ordered by code point on both engines. */
+  binary(): Partial<TableColumnOptions> {
+    return this.dialect.binaryColumn();
   }
 
   id(name = 'id'): TableColumnOptions {
@@ -23,13 +29,13 @@ export class PortableColumns {
     return this.string(name, length, { isNullable: true });
   }
 
-  /** Unbounded text: MySQL TEXT stops at 64 KiB, so long values use LONGTEXT there. */
+  /** Unbounded text (LONGTEXT on MySQL, see SqlDialect). */
   text(name: string, options: Partial<TableColumnOptions> = {}): TableColumnOptions {
-    return { name, type: this.mysql ? 'longtext' : 'text', isNullable: true, ...options };
+    return { name, type: this.dialect.longTextType(), isNullable: true, ...options };
   }
 
   integer(name: string, options: Partial<TableColumnOptions> = {}): TableColumnOptions {
-    return { name, type: this.mysql ? 'int' : 'integer', isNullable: false, default: 0, ...options };
+    return { name, type: this.dialect.integerType(), isNullable: false, default: 0, ...options };
   }
 
   bigint(name: string, options: Partial<TableColumnOptions> = {}): TableColumnOptions {
@@ -42,7 +48,7 @@ export class PortableColumns {
 
   /** UTC timestamps with millisecond precision on MySQL (SQLite keeps the full text). */
   timestamp(name: string, options: Partial<TableColumnOptions> = {}): TableColumnOptions {
-    return { name, type: 'datetime', precision: this.mysql ? 3 : undefined, isNullable: false, ...options };
+    return { name, type: 'datetime', precision: this.dialect.timestampPrecision(), isNullable: false, ...options };
   }
 
   nullableTimestamp(name: string): TableColumnOptions {

@@ -18,10 +18,10 @@ export class DownloadUrls {
     return this.config.registry.signedUrlTtlSeconds;
   }
 
-  /** `baseUrl` is the request's own origin; PUBLIC_BASE_URL wins when the platform sits behind a proxy. */
+  /** `baseUrl` is the request's public base URL (`@RequestBaseUrl()`, common/request-base-url.ts: PUBLIC_BASE_URL or the request's origin). */
   signedUrl(storageKey: string, baseUrl: string): string {
     const path = `${FILES_PATH}${storageKey}`;
     const { query } = this.signer.sign(path, this.config.registry.signedUrlTtlSeconds);
-    return `${this.config.registry.publicBaseUrl ?? baseUrl}${path}?${query}`;
+    return `${baseUrl}${path}?${query}`;
   }
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, link, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, link, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { makeDirectory, replaceFileAtomically } from '../common/atomic-write.js';
 import { ObjectNotFoundError, assertSafeKey, type ByteRange, type ObjectInfo, type ObjectStore } from './object-store.js';
 
 export class LocalObjectStore implements ObjectStore {
@@ -14,18 +15,9 @@ export class LocalObjectStore implements ObjectStore {
 
   async putFile(key: string, filePath: string): Promise<void> {
     const target = this.pathOf(key);
-    await makeDirectory(dirname(target));
-    // Copy beside the target, then rename: readers never see a half-written object.
-    const temporary = `${target}.${randomUUID()}.partial`;
-    try {
-      // A hard link costs nothing when the source is on the same filesystem (uploads are staged in
-      // DATA_DIR/tmp); otherwise copy. Either way the target appears atomically through rename.
-      await link(filePath, temporary).catch(() => copyFile(filePath, temporary));
-      await rename(temporary, target);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    // A hard link costs nothing when the source is on the same filesystem (uploads are staged in
+    // DATA_DIR/tmp); otherwise copy. Either way readers never see a half-written object.
+    await replaceFileAtomically(target, (temporary) => link(filePath, temporary).catch(() => copyFile(filePath, temporary)));
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
@@ -60,30 +52,4 @@ export class LocalObjectStore implements ObjectStore {
     assertSafeKey(key);
     return join(this.root, ...key.split('/'));
   }
-}
-
-/**
- * `mkdir -p` without Node's recursive mode: where a parent exists but refuses children with ENOENT (procfs,
- * /sys), `mkdir(…, { recursive: true })` retries forever on a thread-pool thread, so a
- * misconfigured store would hang its callers and burn a core instead of failing.
- */
-async function makeDirectory(path: string): Promise<void> {
-  try {
-    await mkdir(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return assertDirectory(path, error);
-    const parent = dirname(path);
-    if (code !== 'ENOENT' || parent === path) throw error;
-    await makeDirectory(parent);
-    // Once: a parent that exists and still yields ENOENT will not change its mind.
-    await mkdir(path).catch((retryError: NodeJS.ErrnoException) => {
-      if (retryError.code === 'EEXIST') return assertDirectory(path, retryError);
-      throw retryError;
-    });
-  }
-}
-
-async function assertDirectory(path: string, error: unknown): Promise<void> {
-  if (!(await stat(path)).isDirectory()) throw error;
 }

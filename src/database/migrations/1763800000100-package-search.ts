@@ -13,8 +13,7 @@ export class PackageSearch1763800000100 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const column = new PortableColumns(queryRunner);
-    const type = queryRunner.connection.options.type;
-    const binary = type === 'mysql' || type === 'mariadb' ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {};
+    const binary = column.binary();
 
     await queryRunner.createTable(
       new Table({

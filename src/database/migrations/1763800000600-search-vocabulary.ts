@@ -13,8 +13,7 @@ export class SearchVocabulary1763800000600 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const column = new PortableColumns(queryRunner);
-    const type = queryRunner.connection.options.type;
-    const binary = type === 'mysql' || type === 'mariadb' ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {};
+    const binary = column.binary();
     await queryRunner.createTable(new Table({ name: 'package_search_vocabulary', columns: [column.string('term', 64, { ...binary, isPrimary: true })] }));
     // The text fields (search-terms.ts SEARCH_FIELDS): name words, display name, keywords, description.
     await queryRunner.query(

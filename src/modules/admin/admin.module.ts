@@ -2,7 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RegistryEvents } from '../registry/registry-events.js';
 import { RegistryModule } from '../registry/registry.module.js';
-import { UsersService } from '../registry/users.service.js';
+import { RegistryAccountsService } from '../registry/registry-accounts.service.js';
 import { AuditController } from './audit.controller.js';
 import { AuditLogService } from './audit-log.service.js';
 import { AuditEntryEntity } from './entities/audit-entry.entity.js';
@@ -12,13 +12,13 @@ import { PublisherVerificationService } from './publisher-verification.service.j
 import { PublishersController } from './publishers.controller.js';
 
 /**
- * Publishers, their verification and the audit log (seed 01; issue 3). Import it before RegistryModule
- * in the service module: Express matches routes in registration order, and `packages/admin/…` must be
- * matched here before the registry's `packages/:name/…`.
+ * Publishers, their verification and the audit log (seed 01; issue 3). Its routes share no URL with
+ * another controller's (`packages/admin/pending` and `packages/admin/:id/verify` have no counterpart
+ * of the same shape under `packages/:name`), so the order modules and controllers are imported in
+ * does not matter; test/e2e/registry/route-order.e2e-spec.ts keeps it so.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([VerificationRequestEntity, AuditEntryEntity]), RegistryModule],
-  // Static `publishers/admin/…` paths before `publishers/:name`.
   controllers: [PublisherAdminController, PublishersController, AuditController],
   providers: [PublisherVerificationService, AuditLogService],
   exports: [AuditLogService],
@@ -26,13 +26,13 @@ import { PublishersController } from './publishers.controller.js';
 export class AdminModule implements OnModuleInit {
   constructor(
     private readonly events: RegistryEvents,
-    private readonly users: UsersService,
+    private readonly accounts: RegistryAccountsService,
     private readonly audit: AuditLogService,
   ) {}
 
   onModuleInit(): void {
     this.events.onPackageDeleted(async (event) => {
-      const actor = event.actorUserId ? await this.users.findById(event.actorUserId) : null;
+      const actor = event.actorUserId ? await this.accounts.findById(event.actorUserId) : null;
       await this.audit.record({
         actorUserId: event.actorUserId,
         actor: actor?.username ?? 'system',

@@ -76,12 +76,14 @@ export class VerificationSubmittedDto {
   submitted_at: string;
 }
 
+/**
+ * One open verification request as the original ToolBox client reads it: the publisher's own fields with
+ * `id` = the publisher's id, then the request (`verification_request_id`; `request_id` and `publisher_id`
+ * are kept as aliases for existing clients).
+ */
 export class PendingPublisherDto {
-  @ApiProperty({ type: String, format: 'uuid' })
-  request_id: string;
-
-  @ApiProperty({ type: String, format: 'uuid' })
-  publisher_id: string;
+  @ApiProperty({ type: String, format: 'uuid', description: "The publisher's id (what the admin verifies)" })
+  id: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'toolbox-team' })
   name: string | null;
@@ -89,14 +91,32 @@ export class PendingPublisherDto {
   @ApiProperty({ type: String, nullable: true, example: 'ToolBox Team' })
   display_name: string | null;
 
-  @ApiProperty({ type: String, nullable: true })
-  email: string | null;
+  @ApiProperty({ enum: VERIFICATION_STATUSES, nullable: true })
+  verification_status: VerificationStatus | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  email?: string | null;
 
   @ApiProperty({ type: String, nullable: true })
   homepage: string | null;
 
-  @ApiProperty({ enum: VERIFICATION_STATUSES, nullable: true })
-  verification_status: VerificationStatus | null;
+  @ApiPropertyOptional({ type: Number, description: "The publisher's packages, private ones included" })
+  package_count?: number;
+
+  @ApiPropertyOptional({ type: Number })
+  total_downloads?: number;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  created_at: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', description: 'Alias of id' })
+  publisher_id: string;
+
+  @ApiProperty({ type: String, format: 'uuid', description: 'The verification request' })
+  verification_request_id: string;
+
+  @ApiProperty({ type: String, format: 'uuid', description: 'Alias of verification_request_id' })
+  request_id: string;
 
   @ApiProperty({ enum: VERIFICATION_METHODS })
   method: VerificationMethod;

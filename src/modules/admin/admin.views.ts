@@ -61,15 +61,21 @@ export function verificationRequestView(request: VerificationRequestEntity): Ver
   };
 }
 
-export function pendingPublisherView(request: VerificationRequestEntity, publisher: PublisherEntity | null): PendingPublisherDto {
+/**
+ * One open verification request as the original ToolBox client reads it: the publisher's own fields
+ * with `id` = the publisher's id (it verifies by that id), then the request. The request's id is
+ * `verification_request_id` because `request_id` names the tracing id in every error body;
+ * `request_id` stays as an alias (the 202 of POST /publishers/verify uses it), as does `publisher_id`.
+ */
+export function pendingPublisherView(request: VerificationRequestEntity, publisher: PublisherEntity | null, stats: PublisherStats): PendingPublisherDto {
+  const publisherFields = publisher
+    ? publisherView(publisher, stats)
+    : { id: request.publisherId, name: null, display_name: null, verification_status: null, email: null, homepage: null, package_count: 0, total_downloads: 0, created_at: null };
   return {
-    request_id: request.id,
+    ...publisherFields,
     publisher_id: request.publisherId,
-    name: publisher?.name ?? null,
-    display_name: publisher?.displayName ?? null,
-    email: publisher?.email ?? null,
-    homepage: publisher?.homepage ?? null,
-    verification_status: publisher?.verificationStatus ?? null,
+    verification_request_id: request.id,
+    request_id: request.id,
     method: request.method,
     data: request.data,
     submitted_at: request.submittedAt.toISOString(),
@@ -91,7 +97,7 @@ export function auditEntryView(entry: AuditEntryEntity): AuditEntryDto {
 }
 
 export function pendingPublisherListView(items: PendingRequest[], total: number, page: number, perPage: number): PendingPublisherListDto {
-  return { publishers: items.map(({ request, publisher }) => pendingPublisherView(request, publisher)), total, page, per_page: perPage };
+  return { publishers: items.map(({ request, publisher, stats }) => pendingPublisherView(request, publisher, stats)), total, page, per_page: perPage };
 }
 
 export function auditListView(entries: AuditEntryEntity[], total: number, page: number, perPage: number): AuditListDto {

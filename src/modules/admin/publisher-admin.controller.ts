@@ -1,10 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { ApiErrors } from '../../common/openapi.js';
 import { PageQuery } from '../../common/pagination.js';
-import { CallerService } from '../registry/caller.service.js';
+import type { Caller } from '../registry/caller.js';
 import { AdminActionDto } from './admin.dto.js';
 import { AdminActionResultDto, PendingPublisherListDto } from './admin.responses.js';
 import { adminActionView, pendingPublisherListView } from './admin.views.js';
@@ -13,7 +13,7 @@ import { PublisherVerificationService } from './publisher-verification.service.j
 
 /**
  * Seed paths under /api/v1/packages/admin, and the same under /api/v1/publishers/admin for the
- * existing client. Registered before the registry's `packages/:name/…` routes (see AdminModule).
+ * existing client. No registry route has their shape, whatever the module order (see AdminModule).
  */
 @ApiTags('admin')
 @Authenticated({ admin: true })
@@ -21,7 +21,6 @@ import { PublisherVerificationService } from './publisher-verification.service.j
 @ApiParam({ name: 'publisher_id', required: false, description: 'publisher id (a name is accepted too)' })
 export class PublisherAdminController {
   constructor(
-    private readonly callers: CallerService,
     private readonly verification: PublisherVerificationService,
   ) {}
 
@@ -29,8 +28,8 @@ export class PublisherAdminController {
   @ApiOperation({ summary: 'Open verification requests, oldest first, with their method and data (admin)' })
   @ApiOkResponse({ type: PendingPublisherListDto })
   @ApiErrors({ 400: 'Invalid page or per_page' })
-  async pending(@Query() query: PageQuery) {
-    const { items, total } = await this.verification.pending(query.page, query.per_page);
+  async pending(@CurrentCaller() caller: Caller, @Query() query: PageQuery) {
+    const { items, total } = await this.verification.pending(caller, query.page, query.per_page);
     return pendingPublisherListView(items, total, query.page, query.per_page);
   }
 
@@ -39,8 +38,8 @@ export class PublisherAdminController {
   @ApiOperation({ summary: 'Verify a publisher (pending, unverified or rejected → verified)' })
   @ApiOkResponse({ type: AdminActionResultDto })
   @ApiErrors({ 404: 'Unknown publisher', 409: 'Not allowed from the current status (named in the message)' })
-  verify(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'verify', body);
+  verify(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'verify', body);
   }
 
   @Post(':publisher_id/reject')
@@ -48,8 +47,8 @@ export class PublisherAdminController {
   @ApiOperation({ summary: 'Reject a verification request (pending → rejected)' })
   @ApiOkResponse({ type: AdminActionResultDto })
   @ApiErrors({ 404: 'Unknown publisher', 409: 'Not allowed from the current status (named in the message)' })
-  reject(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'reject', body);
+  reject(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'reject', body);
   }
 
   @Post(':publisher_id/revoke')
@@ -57,8 +56,8 @@ export class PublisherAdminController {
   @ApiOperation({ summary: 'Revoke a verification (verified → unverified)' })
   @ApiOkResponse({ type: AdminActionResultDto })
   @ApiErrors({ 404: 'Unknown publisher', 409: 'Not allowed from the current status (named in the message)' })
-  revoke(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'revoke', body);
+  revoke(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'revoke', body);
   }
 
   @Post(':publisher_id/suspend')
@@ -66,8 +65,8 @@ export class PublisherAdminController {
   @ApiOperation({ summary: 'Suspend a publisher (any other status → suspended); it can no longer create or upload' })
   @ApiOkResponse({ type: AdminActionResultDto })
   @ApiErrors({ 404: 'Unknown publisher', 409: 'Already suspended' })
-  suspend(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'suspend', body);
+  suspend(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'suspend', body);
   }
 
   @Post(':publisher_id/unsuspend')
@@ -75,12 +74,11 @@ export class PublisherAdminController {
   @ApiOperation({ summary: 'Lift a suspension (suspended → unverified)' })
   @ApiOkResponse({ type: AdminActionResultDto })
   @ApiErrors({ 404: 'Unknown publisher', 409: 'Not suspended' })
-  unsuspend(@Req() request: AuthenticatedRequest, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
-    return this.act(request, publisherId, 'unsuspend', body);
+  unsuspend(@CurrentCaller() caller: Caller, @Param('publisher_id') publisherId: string, @Body() body: AdminActionDto) {
+    return this.act(caller, publisherId, 'unsuspend', body);
   }
 
-  private async act(request: AuthenticatedRequest, publisherId: string, action: AdminAction, body: AdminActionDto) {
-    const caller = await this.callers.of(request);
+  private async act(caller: Caller, publisherId: string, action: AdminAction, body: AdminActionDto) {
     return adminActionView(await this.verification.transition(caller, publisherId, action, body.notes?.trim() || null));
   }
 }

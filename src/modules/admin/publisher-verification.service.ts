@@ -5,7 +5,7 @@ import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
 import type { Caller } from '../registry/caller.js';
 import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
-import { PublishersService } from '../registry/publishers.service.js';
+import { PublishersService, type PublisherStats } from '../registry/publishers.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
 import { AuditLogService } from './audit-log.service.js';
 import { VerificationRequestEntity, type VerificationMethod } from './entities/verification-request.entity.js';
@@ -15,6 +15,7 @@ import { timeOrderedId } from './time-ordered-id.js';
 export interface PendingRequest {
   request: VerificationRequestEntity;
   publisher: PublisherEntity | null;
+  stats: PublisherStats;
 }
 
 export interface TransitionOutcome {
@@ -63,16 +64,22 @@ export class PublisherVerificationService {
     return request;
   }
 
-  /** Open requests, oldest first (first come, first reviewed). */
-  async pending(page: number, perPage: number): Promise<{ items: PendingRequest[]; total: number }> {
+  /** Open requests, oldest first (first come, first reviewed), each with its publisher's package_count and total_downloads. */
+  async pending(caller: Caller, page: number, perPage: number): Promise<{ items: PendingRequest[]; total: number }> {
+    if (!caller.isAdmin) throw new PlatformError('FORBIDDEN', 'Admin required');
     const [rows, total] = await this.requests.findAndCount({
       where: { decision: IsNull() },
       order: { submittedAt: 'ASC', id: 'ASC' },
       skip: offsetOf(page, perPage),
       take: perPage,
     });
-    const publishers = await this.publishers.findByIds(rows.map((row) => row.publisherId));
-    return { items: rows.map((request) => ({ request, publisher: publishers.get(request.publisherId) ?? null })), total };
+    const publisherIds = [...new Set(rows.map((row) => row.publisherId))];
+    const [publishers, stats] = await Promise.all([this.publishers.findByIds(publisherIds), this.publishers.stats(publisherIds, caller)]);
+    const noPackages: PublisherStats = { packageCount: 0, totalDownloads: 0 };
+    return {
+      items: rows.map((request) => ({ request, publisher: publishers.get(request.publisherId) ?? null, stats: stats.get(request.publisherId) ?? noPackages })),
+      total,
+    };
   }
 
   async requestsOf(publisherId: string): Promise<VerificationRequestEntity[]> {

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { PlatformError } from '../../common/errors.js';
+import type { Caller } from '../registry/caller.js';
 import { ApiErrors } from '../../common/openapi.js';
-import { CallerService } from '../registry/caller.service.js';
 import type { VerificationStatus } from '../registry/entities/publisher.entity.js';
 import { PublishersService } from '../registry/publishers.service.js';
 import { ListPublishersQuery, SubmitVerificationDto, verificationDataProblems } from './admin.dto.js';
@@ -16,7 +16,6 @@ import { PublisherVerificationService } from './publisher-verification.service.j
 @Controller('api/v1/publishers')
 export class PublishersController {
   constructor(
-    private readonly callers: CallerService,
     private readonly publishers: PublishersService,
     private readonly verification: PublisherVerificationService,
   ) {}
@@ -26,8 +25,7 @@ export class PublishersController {
   @ApiOperation({ summary: 'List publishers by name; package_count and total_downloads count what the caller may see' })
   @ApiOkResponse({ type: PublisherListDto })
   @ApiErrors({ 400: 'Invalid page, per_page or status' })
-  async list(@Req() request: AuthenticatedRequest, @Query() query: ListPublishersQuery) {
-    const caller = await this.callers.of(request);
+  async list(@CurrentCaller() caller: Caller, @Query() query: ListPublishersQuery) {
     let statuses: VerificationStatus[] | undefined;
     if (query.verified_only) statuses = query.status && query.status !== 'verified' ? [] : ['verified'];
     else if (query.status) statuses = [query.status];
@@ -49,10 +47,9 @@ export class PublishersController {
     409: 'The publisher is already verified, already pending, or suspended',
     422: 'Unknown method, or data the method does not accept',
   })
-  async submit(@Req() request: AuthenticatedRequest, @Body() body: SubmitVerificationDto) {
+  async submit(@CurrentCaller() caller: Caller, @Body() body: SubmitVerificationDto) {
     const problems = verificationDataProblems(body.method, body.data);
     if (problems.length) throw new PlatformError('UNPROCESSABLE_ENTITY', `Validation failed: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`, problems);
-    const caller = await this.callers.of(request);
     const stored = await this.verification.submit(caller, body.method, body.data);
     return verificationSubmittedView(stored);
   }
@@ -62,8 +59,7 @@ export class PublishersController {
   @ApiOperation({ summary: 'Publisher detail, by name (case-insensitive) or id; admins and the publisher also see its verification requests' })
   @ApiOkResponse({ type: PublisherDetailDto })
   @ApiErrors({ 404: 'Unknown publisher' })
-  async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
-    const caller = await this.callers.of(request);
+  async detail(@CurrentCaller() caller: Caller, @Param('name') name: string) {
     const publisher = await this.publishers.findByNameOrId(name);
     if (!publisher) throw new PlatformError('NOT_FOUND', `Publisher "${name}" not found`);
     const stats = (await this.publishers.stats([publisher.id], caller)).get(publisher.id)!;

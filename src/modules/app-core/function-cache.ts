@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
+import { writeFileAtomically } from '../../common/atomic-write.js';
 import type { FunctionEntry } from './function-entry.js';
 import { Result } from './result.js';
 import { stableStringify } from './stable-json.js';
@@ -88,15 +89,7 @@ export class FileFunctionCache {
       kind: value instanceof Result ? 'result' : 'raw',
       value: value instanceof Result ? value.toJSON() : value,
     };
-    await mkdir(this.directoryOf(entry), { recursive: true });
-    const temporary = `${path}.${randomUUID()}.tmp`;
-    try {
-      await writeFile(temporary, JSON.stringify(stored));
-      await rename(temporary, path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await writeFileAtomically(path, JSON.stringify(stored));
   }
 
   async clear(entry: Pick<FunctionEntry, 'module' | 'functionName'>): Promise<void> {

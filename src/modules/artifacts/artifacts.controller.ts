@@ -2,14 +2,15 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res }
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
+import { RequestBaseUrl } from '../../common/request-base-url.js';
 import { ApiErrors, ApiFileResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import { CallerService } from '../registry/caller.service.js';
-import { baseUrlOf } from '../registry/package-versions.controller.js';
+import type { Caller } from '../registry/caller.js';
 import { ArtifactBuildsService } from './artifact-builds.service.js';
 import { canonicalArtifactType } from './artifact-vocabulary.js';
 import { BuildQuery, CreateArtifactDto, ListArtifactsQuery, UPLOAD_BUILD_BODY } from './artifacts.dto.js';
@@ -21,7 +22,6 @@ import { artifactDetail, artifactListView, buildDownloadTicketView, latestBuildV
 @Controller('api/v1/artifacts')
 export class ArtifactsController {
   constructor(
-    private readonly callers: CallerService,
     private readonly artifacts: ArtifactsService,
     private readonly builds: ArtifactBuildsService,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
@@ -52,8 +52,7 @@ export class ArtifactsController {
     409: 'The name is taken (case-insensitively)',
     422: 'Unknown artifact_type, bad name or URL',
   })
-  async create(@Req() request: AuthenticatedRequest, @Body() body: CreateArtifactDto) {
-    const caller = await this.callers.of(request);
+  async create(@CurrentCaller() caller: Caller, @Body() body: CreateArtifactDto) {
     const { artifact, publisher } = await this.artifacts.create(caller, {
       name: body.name,
       artifactType: canonicalArtifactType(body.artifact_type)!,
@@ -88,8 +87,7 @@ export class ArtifactsController {
     413: 'Over UPLOAD_MAX_BYTES',
     422: 'Bad version, platform, architecture, or no file',
   })
-  async upload(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string) {
-    const caller = await this.callers.of(request);
+  async upload(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string) {
     let artifact;
     try {
       artifact = await this.builds.assertMayUpload(caller, name);
@@ -101,7 +99,7 @@ export class ArtifactsController {
     const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { artifact: updated, version, build } = await this.builds.upload(caller, artifact, body);
-      return uploadedBuildView(updated, version, build, this.builds.signedUrl(build.storageKey, baseUrlOf(request)));
+      return uploadedBuildView(updated, version, build, this.builds.signedUrl(build.storageKey, baseUrl));
     } finally {
       await body.cleanup();
     }
@@ -126,9 +124,9 @@ export class ArtifactsController {
   @ApiOperation({ summary: 'A signed, time-limited download URL for one build' })
   @ApiOkResponse({ type: BuildDownloadTicketDto })
   @ApiErrors({ 400: 'Several builds match: choose with platform and architecture', 404: 'Unknown artifact or version, or no build for the platform' })
-  async downloadUrl(@Req() request: Request, @Param('name') name: string, @Param('version') version: string, @Query() query: BuildQuery) {
+  async downloadUrl(@RequestBaseUrl() baseUrl: string, @Param('name') name: string, @Param('version') version: string, @Query() query: BuildQuery) {
     const { build } = await this.builds.find(name, version, { platform: query.platform, architecture: query.architecture });
-    return buildDownloadTicketView(build, this.builds.signedUrl(build.storageKey, baseUrlOf(request)), this.builds.signedUrlTtlSeconds);
+    return buildDownloadTicketView(build, this.builds.signedUrl(build.storageKey, baseUrl), this.builds.signedUrlTtlSeconds);
   }
 
   @Get(':name/:version')

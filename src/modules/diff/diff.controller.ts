@@ -1,14 +1,20 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { RequestBaseUrl } from '../../common/request-base-url.js';
 import { ApiErrors, ApiFileResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
-import { CallerService } from '../registry/caller.service.js';
-import { baseUrlOf } from '../registry/package-versions.controller.js';
+import type { Caller } from '../registry/caller.js';
 import { CreateDiffDto, createDiffRequestOf } from './diff.dto.js';
 import { DiffService, type DiffOutcome } from './diff.service.js';
 import { DiffInfoDto, DiffPendingDto } from './diff.responses.js';
@@ -21,11 +27,7 @@ const PENDING_RETRY_AFTER_SECONDS = 2;
 @Controller('api/v1/packages/:name/diff')
 @ApiParam({ name: 'name', description: 'package name' })
 export class DiffController {
-  constructor(
-    private readonly callers: CallerService,
-    private readonly diffs: DiffService,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
-  ) {}
+  constructor(private readonly diffs: DiffService) {}
 
   @Post('create')
   @Authenticated()
@@ -42,15 +44,15 @@ export class DiffController {
     404: 'Unknown package or version, or a package the caller cannot read',
   })
   async create(
-    @Req() request: Request & AuthenticatedRequest,
+    @CurrentCaller() caller: Caller,
+    @RequestBaseUrl() baseUrl: string,
     @Res({ passthrough: true }) response: Response,
     @Param('name') name: string,
     @Body() body: CreateDiffDto,
     @Query() query: CreateDiffDto,
   ) {
-    const caller = await this.callers.of(request);
     const outcome = await this.diffs.create(caller, name, createDiffRequestOf(body, query));
-    return this.respond(request, response, outcome);
+    return this.respond(baseUrl, response, outcome);
   }
 
   @Get(':from/:to')
@@ -70,14 +72,14 @@ export class DiffController {
     503: 'Generating this delta failed recently; download the full version',
   })
   async info(
-    @Req() request: Request & AuthenticatedRequest,
+    @CurrentCaller() caller: Caller,
+    @RequestBaseUrl() baseUrl: string,
     @Res({ passthrough: true }) response: Response,
     @Param('name') name: string,
     @Param('from') from: string,
     @Param('to') to: string,
   ) {
-    const caller = await this.callers.of(request);
-    return this.respond(request, response, await this.diffs.info(caller, name, from, to));
+    return this.respond(baseUrl, response, await this.diffs.info(caller, name, from, to));
   }
 
   @Get(':from/:to/download')
@@ -89,13 +91,13 @@ export class DiffController {
   @ApiErrors({ 404: 'The delta does not exist yet, or unknown package or version', 416: 'Range not satisfiable' })
   async download(
     @Req() request: Request & AuthenticatedRequest,
+    @CurrentCaller() caller: Caller,
     // Not passthrough: sendStoredObject ends the response itself (304, 206, 200), Nest must not reply again.
     @Res() response: Response,
     @Param('name') name: string,
     @Param('from') from: string,
     @Param('to') to: string,
   ) {
-    const caller = await this.callers.of(request);
     const { pkg, delta } = await this.diffs.findReady(caller, name, from, to);
     await sendStoredObject(request, response, {
       size: delta.patchSize ?? 0,
@@ -107,8 +109,7 @@ export class DiffController {
     });
   }
 
-  private respond(request: Request, response: Response, outcome: DiffOutcome) {
-    const baseUrl = this.config.registry.publicBaseUrl ?? baseUrlOf(request);
+  private respond(baseUrl: string, response: Response, outcome: DiffOutcome) {
     if (outcome.state === 'ready') {
       response.status(200);
       return diffInfoView(outcome.pkg, outcome.delta, baseUrl);

@@ -1,6 +1,6 @@
 import { coerce, satisfies, valid, validRange } from 'semver';
 import { PlatformError, type FieldError } from '../../common/errors.js';
-import { isValidPackageName, parseRequirement } from '../resolve/requirement.js';
+import { isValidPackageName, parseRequirement } from '../../packaging/requirement.js';
 
 /** File name of the manifest at the root of a mod archive. */
 export const MOD_MANIFEST_FILE = 'tb-mod.json';

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { inspectZip } from '../registry/zip-inspector.js';
+import { inspectZip } from '../../packaging/zip-inspector.js';
 import { packModDirectory } from './mod-packer.js';
 import { extractArchiveSafely } from './safe-extractor.js';
 

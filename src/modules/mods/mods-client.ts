@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { gt, valid } from 'semver';
 import { PlatformError, type ErrorCode } from '../../common/errors.js';
-import type { ZipLimits } from '../registry/zip-inspector.js';
+import type { ZipLimits } from '../../packaging/zip-inspector.js';
 import { MOD_MANIFEST_FILE, parseModManifest } from './mod-manifest.js';
 import { packModDirectory } from './mod-packer.js';
 import { ModsLockFile, type LockedMod } from './mods-lock-file.js';

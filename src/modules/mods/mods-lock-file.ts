@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../../common/atomic-write.js';
 import { PlatformError } from '../../common/errors.js';
 
 /** File name of the lock file inside the mods directory. */
@@ -102,18 +102,10 @@ export class ModsLockFile {
   }
 
   private async write(data: LockFileData): Promise<void> {
-    await mkdir(this.modsDir, { recursive: true });
     const sorted: LockFileData = {
       lockfile_version: LOCK_FILE_VERSION,
       mods: Object.fromEntries(Object.keys(data.mods).sort().map((name) => [name, data.mods[name]])),
     };
-    const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await writeFile(temporary, `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o644 });
-      await rename(temporary, this.path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await writeFileAtomically(this.path, `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o644 });
   }
 }

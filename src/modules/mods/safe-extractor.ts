@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
 import { PlatformError } from '../../common/errors.js';
-import { ZipInspector, type ZipLimits } from '../registry/zip-inspector.js';
+import { ZipInspector, type ZipLimits } from '../../packaging/zip-inspector.js';
 import { relativePathProblem } from './mod-manifest.js';
 
 export interface ExtractionSummary {

@@ -2,13 +2,15 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
+import { RequestBaseUrl } from '../../common/request-base-url.js';
 import { ApiErrors, ApiFileOrJsonResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import { CallerService } from './caller.service.js';
+import type { Caller } from './caller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { YankDto } from './registry.dto.js';
 import { DownloadTicketDto, UploadedVersionDto, VersionDetailDto, VersionDto } from './registry.responses.js';
@@ -28,15 +30,10 @@ const UPLOAD_BODY = {
   },
 };
 
-export function baseUrlOf(request: Request): string {
-  return `${request.protocol}://${request.get('host')}`;
-}
-
 @ApiTags('versions')
 @Controller('api/v1/packages/:name')
 export class PackageVersionsController {
   constructor(
-    private readonly callers: CallerService,
     private readonly versions: PackageVersionsService,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
@@ -55,12 +52,11 @@ export class PackageVersionsController {
     413: 'Over UPLOAD_MAX_BYTES',
     422: 'Bad version or dependencies, no file, or a rejected archive',
   })
-  async upload(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string) {
-    const caller = await this.callers.of(request);
+  async upload(@Req() request: Request, @CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string) {
     const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);
-      return uploadedVersionView(pkg, version, this.versions.signedUrl(version.storageKey, baseUrlOf(request)));
+      return uploadedVersionView(pkg, version, this.versions.signedUrl(version.storageKey, baseUrl));
     } finally {
       await body.cleanup();
     }
@@ -71,9 +67,8 @@ export class PackageVersionsController {
   @ApiOperation({ summary: 'A signed, time-limited download URL (token required for unlisted and private packages)' })
   @ApiOkResponse({ type: DownloadTicketDto })
   @ApiErrors({ 404: 'Unknown package or version, or not visible to the caller' })
-  async downloadUrl(@Req() request: Request & AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string) {
-    const caller = await this.callers.of(request);
-    const ticket = await this.versions.downloadTicket(caller, name, version, baseUrlOf(request));
+  async downloadUrl(@CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string, @Param('version') version: string) {
+    const ticket = await this.versions.downloadTicket(caller, name, version, baseUrl);
     return downloadTicketView(ticket);
   }
 
@@ -84,14 +79,15 @@ export class PackageVersionsController {
   @ApiErrors({ 404: 'Unknown package or version, or not visible to the caller', 416: 'Range not satisfiable' })
   async version(
     @Req() request: Request & AuthenticatedRequest,
+    @CurrentCaller() caller: Caller,
+    @RequestBaseUrl() baseUrl: string,
     @Res() response: Response,
     @Param('name') name: string,
     @Param('version') version: string,
   ): Promise<void> {
-    const caller = await this.callers.of(request);
     const { pkg, version: row } = await this.versions.findVersion(caller, name, version);
     if (request.accepts(['application/zip', 'application/octet-stream', 'application/json']) === 'application/json') {
-      response.json(versionDetailView(pkg, row, this.versions.signedUrl(row.storageKey, baseUrlOf(request))));
+      response.json(versionDetailView(pkg, row, this.versions.signedUrl(row.storageKey, baseUrl)));
       return;
     }
     await sendStoredObject(request, response, {
@@ -111,8 +107,7 @@ export class PackageVersionsController {
   @ApiOperation({ summary: 'Yank a version (owner or admin); it stays downloadable by exact version' })
   @ApiOkResponse({ type: VersionDto })
   @ApiErrors({ 403: 'Not the owner nor an admin', 404: 'Unknown package or version' })
-  async yank(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string, @Body() body: YankDto) {
-    const caller = await this.callers.of(request);
+  async yank(@CurrentCaller() caller: Caller, @Param('name') name: string, @Param('version') version: string, @Body() body: YankDto) {
     return versionView(await this.versions.setYanked(caller, name, version, true, body.reason));
   }
 
@@ -122,8 +117,7 @@ export class PackageVersionsController {
   @ApiOperation({ summary: 'Reverse a yank (owner or admin)' })
   @ApiOkResponse({ type: VersionDto })
   @ApiErrors({ 403: 'Not the owner nor an admin', 404: 'Unknown package or version' })
-  async unyank(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Param('version') version: string) {
-    const caller = await this.callers.of(request);
+  async unyank(@CurrentCaller() caller: Caller, @Param('name') name: string, @Param('version') version: string) {
     return versionView(await this.versions.setYanked(caller, name, version, false));
   }
 }

@@ -8,10 +8,11 @@ import { PlatformError } from '../../common/errors.js';
 import type { MultipartBody, UploadedFile } from '../../common/multipart-reader.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
+import { parseRequirement } from '../../packaging/requirement.js';
+import { ZipInspector } from '../../packaging/zip-inspector.js';
 import type { ByteRange } from '../../storage/object-store.js';
 import { StorageService } from '../../storage/storage.service.js';
 import { DownloadUrls } from '../../storage/download-urls.js';
-import { parseRequirement } from '../resolve/requirement.js';
 import { owns, type Caller } from './caller.js';
 import { PackageVersionEntity } from './entities/package-version.entity.js';
 import { PackageEntity } from './entities/package.entity.js';
@@ -21,7 +22,6 @@ import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
 import { RegistryEvents } from './registry-events.js';
 import { packageFileName } from './registry.views.js';
-import { ZipInspector } from './zip-inspector.js';
 
 /** An upload that passed every check and is ready to be committed. */
 export interface PreparedVersion {

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Qu
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
@@ -9,7 +10,7 @@ import { ApiErrors } from '../../common/openapi.js';
 import { validateAs } from '../../common/validation.pipe.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import { CallerService } from './caller.service.js';
+import type { Caller } from './caller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
@@ -37,7 +38,6 @@ export function packageInputOf(dto: CreatePackageDto): PackageInput {
 @Controller('api/v1/packages')
 export class PackagesController {
   constructor(
-    private readonly callers: CallerService,
     private readonly packages: PackagesService,
     private readonly versions: PackageVersionsService,
     private readonly viewCache: PackageViewCache,
@@ -49,8 +49,7 @@ export class PackagesController {
   @ApiOperation({ summary: 'List packages the caller may see, most recently updated first' })
   @ApiOkResponse({ type: PackageListDto })
   @ApiErrors({ 400: 'Invalid page, per_page or package_type' })
-  async list(@Req() request: AuthenticatedRequest, @Query() query: ListPackagesQuery) {
-    const caller = await this.callers.of(request);
+  async list(@CurrentCaller() caller: Caller, @Query() query: ListPackagesQuery) {
     const { items, total } = await this.packages.list(caller, {
       page: query.page,
       perPage: query.per_page,
@@ -84,8 +83,7 @@ export class PackagesController {
     413: 'Over UPLOAD_MAX_BYTES',
     422: 'Invalid metadata, or a rejected archive',
   })
-  async create(@Req() request: Request & AuthenticatedRequest) {
-    const caller = await this.callers.of(request);
+  async create(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller) {
     if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
       const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
       try {
@@ -122,11 +120,10 @@ export class PackagesController {
   @ApiOperation({ summary: 'Package detail with its versions' })
   @ApiOkResponse({ type: PackageDetailDto })
   @ApiErrors({ 404: 'Unknown, or not visible to the caller' })
-  async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string) {
+  async detail(@CurrentCaller() caller: Caller, @Param('name') name: string) {
     const cached = this.viewCache.get(name.toLowerCase()) as PackageDetailDto | undefined;
     if (cached) return cached;
     const snapshot = this.viewCache.snapshot();
-    const caller = await this.callers.of(request);
     const { pkg, publisher, versions } = await this.packages.detail(caller, name);
     const view = packageDetail(pkg, publisher, versions);
     if (pkg.visibility === 'public') this.viewCache.set(pkg.id, pkg.nameLower, view, snapshot);
@@ -138,8 +135,7 @@ export class PackagesController {
   @ApiOperation({ summary: "Update a package (owner's publisher or admin)" })
   @ApiOkResponse({ type: PackageDetailDto })
   @ApiErrors({ 403: "Not the owner's publisher nor an admin", 404: 'Unknown, or not visible to the caller', 422: 'Invalid field' })
-  async update(@Req() request: AuthenticatedRequest, @Param('name') name: string, @Body() body: UpdatePackageDto) {
-    const caller = await this.callers.of(request);
+  async update(@CurrentCaller() caller: Caller, @Param('name') name: string, @Body() body: UpdatePackageDto) {
     const { pkg } = await this.packages.update(caller, name, {
       displayName: body.display_name,
       description: body.description,
@@ -160,8 +156,7 @@ export class PackagesController {
   @ApiOperation({ summary: 'Delete a package, its versions and every stored file (admin)' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors({ 404: 'Unknown package' })
-  async remove(@Req() request: AuthenticatedRequest, @Param('name') name: string): Promise<void> {
-    const caller = await this.callers.of(request);
+  async remove(@CurrentCaller() caller: Caller, @Param('name') name: string): Promise<void> {
     await this.packages.delete(caller, name);
   }
 }

@@ -7,11 +7,12 @@ import { PlatformError } from '../../common/errors.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import { StorageService } from '../../storage/storage.service.js';
-import { canRead, owns, type Caller } from './caller.js';
+import { owns, type Caller } from './caller.js';
 import { PackageVersionEntity } from './entities/package-version.entity.js';
 import { PackageEntity, type PackageType, type Visibility } from './entities/package.entity.js';
 import type { PublisherEntity } from './entities/publisher.entity.js';
-import { PublishersService, whereVisibleTo } from './publishers.service.js';
+import { isVisible, whereVisible } from './package-visibility.js';
+import { PublishersService } from './publishers.service.js';
 import { RegistryEvents } from './registry-events.js';
 
 export interface PackageInput {
@@ -121,7 +122,7 @@ export class PackagesService {
 
   async list(caller: Caller, filter: PackageListFilter): Promise<{ items: PackageWithOwner[]; total: number }> {
     const query = this.packages.createQueryBuilder('pkg');
-    whereVisibleTo(query, 'pkg', caller, { listing: true });
+    whereVisible(query, 'pkg', caller, 'list');
     if (filter.packageType) query.andWhere('pkg.package_type = :packageType', { packageType: filter.packageType });
     const { items, total } = await this.publishers.pageWithPublishers(query, 'pkg', filter);
     return { items: items.map(({ row, publisher }) => ({ pkg: row, publisher })), total };
@@ -130,7 +131,7 @@ export class PackagesService {
   /** A package the caller may read; others' private packages are a 404 so their existence does not leak. */
   async findReadable(caller: Caller, name: string): Promise<PackageEntity> {
     const pkg = await this.packages.findOne({ where: { nameLower: name.toLowerCase() } });
-    if (!pkg || !canRead(caller, pkg)) throw new PlatformError('NOT_FOUND', `Package "${name}" not found`);
+    if (!pkg || !isVisible(caller, pkg)) throw new PlatformError('NOT_FOUND', `Package "${name}" not found`);
     return pkg;
   }
 

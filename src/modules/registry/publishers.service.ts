@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
 import type { Caller } from './caller.js';
 import { PackageEntity } from './entities/package.entity.js';
 import { PublisherEntity, type VerificationStatus } from './entities/publisher.entity.js';
 import { PackageViewCache } from './package-view-cache.js';
+import { whereVisible } from './package-visibility.js';
 import { RegistryEvents } from './registry-events.js';
 
 export interface PublisherStats {
@@ -20,18 +21,6 @@ export interface RegisterPublisherInput {
   displayName?: string;
   email?: string;
   homepage?: string;
-}
-
-/** Limits a package query to what the caller may see (seed 01 "Authentication" 3–4). */
-export function whereVisibleTo<T extends object>(query: SelectQueryBuilder<T>, alias: string, caller: Caller, { listing = false } = {}): SelectQueryBuilder<T> {
-  if (caller.isAdmin && !listing) return query;
-  return query.andWhere(
-    new Brackets((where) => {
-      where.where(`${alias}.visibility = :publicVisibility`, { publicVisibility: 'public' });
-      if (!listing && caller.user) where.orWhere(`${alias}.visibility = :unlistedVisibility`, { unlistedVisibility: 'unlisted' });
-      if (caller.publisherId) where.orWhere(`${alias}.publisher_id = :callerPublisherId`, { callerPublisherId: caller.publisherId });
-    }),
-  );
 }
 
 @Injectable()
@@ -166,7 +155,7 @@ export class PublishersService {
       .addSelect('COALESCE(SUM(pkg.total_downloads), 0)', 'totalDownloads')
       .where('pkg.publisher_id IN (:...publisherIds)', { publisherIds })
       .groupBy('pkg.publisher_id');
-    const rows = await whereVisibleTo(query, 'pkg', caller).getRawMany<{ publisherId: string; packageCount: string | number; totalDownloads: string | number }>();
+    const rows = await whereVisible(query, 'pkg', caller, 'read').getRawMany<{ publisherId: string; packageCount: string | number; totalDownloads: string | number }>();
     for (const row of rows) result.set(row.publisherId, { packageCount: Number(row.packageCount), totalDownloads: Number(row.totalDownloads) });
     return result;
   }

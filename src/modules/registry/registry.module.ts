@@ -1,13 +1,15 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CALLER_RESOLVER } from '../../auth/current-caller.decorator.js';
 import { USER_RESOLVER } from '../../auth/principal.js';
 import { DownloadCounters } from '../../storage/download-counters.js';
-import { AuthController } from './auth.controller.js';
+import { RegistryAuthController } from './registry-auth.controller.js';
 import { CallerService } from './caller.service.js';
 import { PackageVersionEntity } from './entities/package-version.entity.js';
 import { PackageEntity } from './entities/package.entity.js';
 import { PublisherEntity } from './entities/publisher.entity.js';
-import { UserEntity } from './entities/user.entity.js';
+import { RegistryAccountEntity } from './entities/registry-account.entity.js';
+import { PackageCatalogRepository } from './package-catalog.repository.js';
 import { PackageVersionsController } from './package-versions.controller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { PackageViewCache } from './package-view-cache.js';
@@ -15,22 +17,24 @@ import { PackagesController } from './packages.controller.js';
 import { PackagesService } from './packages.service.js';
 import { PublishersService } from './publishers.service.js';
 import { RegistryEvents } from './registry-events.js';
-import { UsersService } from './users.service.js';
+import { RegistryAccountsService } from './registry-accounts.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity, PublisherEntity, PackageEntity, PackageVersionEntity])],
-  controllers: [AuthController, PackagesController, PackageVersionsController],
+  imports: [TypeOrmModule.forFeature([RegistryAccountEntity, PublisherEntity, PackageEntity, PackageVersionEntity])],
+  controllers: [RegistryAuthController, PackagesController, PackageVersionsController],
   providers: [
-    UsersService,
-    { provide: USER_RESOLVER, useExisting: UsersService },
+    RegistryAccountsService,
+    { provide: USER_RESOLVER, useExisting: RegistryAccountsService },
     PublishersService,
     PackagesService,
     PackageVersionsService,
     CallerService,
+    { provide: CALLER_RESOLVER, useExisting: CallerService },
     RegistryEvents,
     PackageViewCache,
+    PackageCatalogRepository,
   ],
-  exports: [USER_RESOLVER, UsersService, PublishersService, PackagesService, PackageVersionsService, CallerService, RegistryEvents],
+  exports: [USER_RESOLVER, RegistryAccountsService, PublishersService, PackagesService, PackageVersionsService, CallerService, CALLER_RESOLVER, RegistryEvents, PackageCatalogRepository],
 })
 export class RegistryModule implements OnModuleInit {
   constructor(

@@ -1,7 +1,7 @@
 import { PlatformError } from '../../common/errors.js';
 import { satisfies } from 'semver';
-import { isPrereleaseRange, parseRequirement, satisfiesHost } from './requirement.js';
-import type { Requirement } from './requirement.js';
+import type { Requirement } from '../../packaging/requirement.js';
+import { isPrereleaseRange, parseRequirement, satisfiesHost } from '../../packaging/requirement.js';
 import { resolveDependencies } from './resolve-dependencies.js';
 import type { CandidateVersion, PackageCatalog, ResolutionOutcome, ResolveOptions } from './resolve-dependencies.js';
 

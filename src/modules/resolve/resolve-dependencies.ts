@@ -1,8 +1,8 @@
 import { Range, SemVer, valid } from 'semver';
 import type { Comparator } from 'semver';
 import { PlatformError } from '../../common/errors.js';
-import { isPrereleaseRange, normalizeHostVersion, parseRequirement, satisfiesHost } from './requirement.js';
-import type { Requirement } from './requirement.js';
+import type { Requirement } from '../../packaging/requirement.js';
+import { isPrereleaseRange, normalizeHostVersion, parseRequirement, satisfiesHost } from '../../packaging/requirement.js';
 
 /** One published version as the catalog knows it. */
 export interface CandidateVersion {

@@ -1,12 +1,11 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
 import { Public } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
+import { RequestBaseUrl } from '../../common/request-base-url.js';
+import type { RequirementInput } from '../../packaging/requirement.js';
+import type { Caller } from '../registry/caller.js';
 import { ApiErrors } from '../../common/openapi.js';
-import { CallerService } from '../registry/caller.service.js';
-import { baseUrlOf } from '../registry/package-versions.controller.js';
-import type { RequirementInput } from './requirement.js';
 import { CheckCompatibilityDto, ResolveRequestDto } from './resolve.dto.js';
 import { CompatibilityDto, ResolutionDto } from './resolve.responses.js';
 import { ResolveService } from './resolve.service.js';
@@ -16,7 +15,6 @@ import { compatibilityView, resolutionView } from './resolve.views.js';
 @Controller('api/v1/resolve')
 export class ResolveController {
   constructor(
-    private readonly callers: CallerService,
     private readonly resolver: ResolveService,
   ) {}
 
@@ -37,10 +35,9 @@ export class ResolveController {
     400: 'A malformed requirement or toolbox_version (named in the message), or no requirement at all',
     422: 'Body fields of the wrong type',
   })
-  async resolve(@Req() request: Request & AuthenticatedRequest, @Body() body: ResolveRequestDto) {
-    const caller = await this.callers.of(request);
+  async resolve(@CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Body() body: ResolveRequestDto) {
     const inputs: RequirementInput[] = [...(body.requirements ?? []), ...(body.packages ?? []).map((item) => ({ name: item.name, version: item.version }))];
-    return resolutionView(await this.resolver.resolve(caller, inputs, body.toolbox_version, baseUrlOf(request)));
+    return resolutionView(await this.resolver.resolve(caller, inputs, body.toolbox_version, baseUrl));
   }
 
   @Get('check')
@@ -48,8 +45,8 @@ export class ResolveController {
   @ApiOperation({ summary: 'Check compatibility', description: 'Whether a package version (default: latest), with its dependencies, installs on a host (ToolBox) version.' })
   @ApiOkResponse({ type: CompatibilityDto })
   @ApiErrors({ 400: 'Missing package, or a malformed toolbox_version', 404: 'Unknown or invisible package, or unknown version' })
-  async checkByQuery(@Req() request: AuthenticatedRequest, @Query() query: CheckCompatibilityDto) {
-    return this.check(request, query);
+  async checkByQuery(@CurrentCaller() caller: Caller, @Query() query: CheckCompatibilityDto) {
+    return this.check(caller, query);
   }
 
   @Post('check')
@@ -59,12 +56,11 @@ export class ResolveController {
   @ApiBody({ type: CheckCompatibilityDto })
   @ApiOkResponse({ type: CompatibilityDto })
   @ApiErrors({ 400: 'A malformed toolbox_version', 404: 'Unknown or invisible package, or unknown version', 422: 'Body fields of the wrong type' })
-  async checkByBody(@Req() request: AuthenticatedRequest, @Body() body: CheckCompatibilityDto) {
-    return this.check(request, body);
+  async checkByBody(@CurrentCaller() caller: Caller, @Body() body: CheckCompatibilityDto) {
+    return this.check(caller, body);
   }
 
-  private async check(request: AuthenticatedRequest, input: CheckCompatibilityDto) {
-    const caller = await this.callers.of(request);
+  private async check(caller: Caller, input: CheckCompatibilityDto) {
     return compatibilityView(await this.resolver.check(caller, { packageName: input.package, version: input.version, toolboxVersion: input.toolbox_version }));
   }
 }

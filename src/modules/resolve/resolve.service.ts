@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import semver from 'semver';
-import { DataSource } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
+import { normalizeHostVersion, parseRequirement, satisfiesHost, type RequirementInput } from '../../packaging/requirement.js';
 import type { Caller } from '../registry/caller.js';
 import { pickLatestVersion } from '../registry/latest-version.js';
+import { PackageCatalogRepository } from '../registry/package-catalog.repository.js';
 import { PackageVersionsService } from '../registry/package-versions.service.js';
-import { normalizeHostVersion, parseRequirement, satisfiesHost, type RequirementInput } from './requirement.js';
 import { resolveDependencies } from './resolve-dependencies.js';
 import { VisibleVersionCatalog, type VersionPayload } from './visible-version-catalog.js';
 
@@ -48,7 +48,7 @@ export interface Compatibility {
 @Injectable()
 export class ResolveService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly catalog: PackageCatalogRepository,
     private readonly versions: PackageVersionsService,
   ) {}
 
@@ -57,7 +57,7 @@ export class ResolveService {
     if (inputs.length === 0) throw new PlatformError('BAD_REQUEST', 'Give at least one requirement in "requirements" or "packages"');
     const roots = inputs.map((input) => parseRequirement(input));
     const hostVersion = toolboxVersion === undefined ? undefined : normalizeHostVersion(toolboxVersion);
-    const catalog = new VisibleVersionCatalog(this.dataSource, caller);
+    const catalog = new VisibleVersionCatalog(this.catalog, caller);
     const outcome = await resolveDependencies(await catalog.canonical(roots), catalog, { hostVersion });
     const resolved = [...outcome.resolved.values()].map((entry) => {
       const payload = entry.payload as VersionPayload;
@@ -75,7 +75,7 @@ export class ResolveService {
   /** Whether one version (default: the latest), with its dependencies, installs on the host version. */
   async check(caller: Caller, request: CompatibilityRequest): Promise<Compatibility> {
     const hostVersion = request.toolboxVersion === undefined || request.toolboxVersion.trim() === '' ? undefined : normalizeHostVersion(request.toolboxVersion);
-    const catalog = new VisibleVersionCatalog(this.dataSource, caller);
+    const catalog = new VisibleVersionCatalog(this.catalog, caller);
     const pkg = await catalog.find(request.packageName.trim());
     if (!pkg) throw new PlatformError('NOT_FOUND', `Package "${request.packageName}" not found`);
     const candidates = (await catalog.versions(pkg.name)) ?? [];

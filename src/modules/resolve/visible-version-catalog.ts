@@ -1,9 +1,8 @@
-import type { DataSource } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
-import { canRead, type Caller } from '../registry/caller.js';
-import { PackageVersionEntity } from '../registry/entities/package-version.entity.js';
-import { PackageEntity } from '../registry/entities/package.entity.js';
-import { isValidPackageName, parseRequirement, type Requirement } from './requirement.js';
+import { isValidPackageName, parseRequirement, type Requirement } from '../../packaging/requirement.js';
+import type { Caller } from '../registry/caller.js';
+import { isVisible } from '../registry/package-visibility.js';
+import type { PackageCatalogRepository, PackageVersionRow } from '../registry/package-catalog.repository.js';
 import type { CandidateVersion, PackageCatalog } from './resolve-dependencies.js';
 
 /** What the resolve service needs back about a chosen version. */
@@ -18,16 +17,7 @@ interface KnownPackage {
   name: string;
 }
 
-interface VersionRow {
-  packageId: string;
-  version: string;
-  yanked: number | boolean | string;
-  yankReason: string | null;
-  toolboxVersion: string | null;
-  dependencies: string | null;
-  checksumSha256: string;
-  storageKey: string;
-}
+type VersionRow = PackageVersionRow & { packageId: string };
 
 // Bounds one IN (…) list; a wave of the resolver rarely names more packages than this.
 const NAMES_PER_QUERY = 500;
@@ -38,11 +28,6 @@ const NAMES_PER_QUERY = 500;
  */
 const PREFETCH_LIMIT = 2_000;
 
-interface PackageRow extends KnownPackage {
-  nameLower: string;
-  visibility: PackageEntity['visibility'];
-  publisherId: string;
-}
 
 /**
  * The resolver's view of the registry for one caller: versions of the packages that caller may
@@ -67,7 +52,7 @@ export class VisibleVersionCatalog implements PackageCatalog {
   private flushScheduled = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly catalog: PackageCatalogRepository,
     private readonly caller: Caller,
   ) {}
 
@@ -144,31 +129,13 @@ export class VisibleVersionCatalog implements PackageCatalog {
 
   /** One query: the packages by lower-cased name, each with all its versions. Returns the readable packages' ids. */
   private async readChunk(names: string[]): Promise<string[]> {
-    const rows = await this.dataSource
-      .getRepository(PackageEntity)
-      .createQueryBuilder('p')
-      .leftJoin(PackageVersionEntity, 'v', 'v.package_id = p.id')
-      .select('p.id', 'id')
-      .addSelect('p.name', 'name')
-      .addSelect('p.name_lower', 'nameLower')
-      .addSelect('p.visibility', 'visibility')
-      .addSelect('p.publisher_id', 'publisherId')
-      .addSelect('v.package_id', 'packageId')
-      .addSelect('v.version', 'version')
-      .addSelect('v.yanked', 'yanked')
-      .addSelect('v.yank_reason', 'yankReason')
-      .addSelect('v.toolbox_version', 'toolboxVersion')
-      .addSelect('v.dependencies', 'dependencies')
-      .addSelect('v.checksum_sha256', 'checksumSha256')
-      .addSelect('v.storage_key', 'storageKey')
-      .where('p.name_lower IN (:...names)', { names })
-      .getRawMany<PackageRow & Partial<VersionRow>>();
+    const rows = await this.catalog.packagesWithVersions(names);
     for (const name of names) this.known.set(name, null);
     const readable = new Set<string>();
     for (const row of rows) {
-      // Installing by name is reading (canRead): unlisted packages count for signed-in callers, as for downloads.
+      // Installing by name is reading: unlisted packages count for signed-in callers, as for downloads.
       if (!readable.has(row.id)) {
-        if (!canRead(this.caller, row)) continue;
+        if (!isVisible(this.caller, row, 'read')) continue;
         readable.add(row.id);
         this.known.set(row.nameLower, { id: row.id, name: row.name });
         this.namesById.set(row.id, row.name);

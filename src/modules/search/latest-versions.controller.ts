@@ -3,9 +3,9 @@ import { Body, Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
+import type { Caller } from '../registry/caller.js';
 import { ApiErrors } from '../../common/openapi.js';
-import { CallerService } from '../registry/caller.service.js';
 import { LatestVersionsBody, LatestVersionsQuery } from './latest-versions.dto.js';
 import { LatestVersionsService } from './latest-versions.service.js';
 import { LatestVersionsDto } from './search.responses.js';
@@ -20,7 +20,6 @@ const DESCRIPTION =
 @Controller('api/v1/versions')
 export class LatestVersionsController {
   constructor(
-    private readonly callers: CallerService,
     private readonly latest: LatestVersionsService,
   ) {}
 
@@ -31,8 +30,8 @@ export class LatestVersionsController {
   @ApiOkResponse({ type: LatestVersionsDto })
   @ApiResponse({ status: 304, description: 'Unchanged since the ETag sent in If-None-Match' })
   @ApiErrors({ 400: 'More than 1000 names, or invalid paging' })
-  async get(@Req() request: Request & AuthenticatedRequest, @Res() response: Response, @Query() query: LatestVersionsQuery): Promise<void> {
-    sendWithEtag(request, response, await this.lookup(request, query.names ?? [], query.page, query.per_page));
+  async get(@Req() request: Request, @CurrentCaller() caller: Caller, @Res() response: Response, @Query() query: LatestVersionsQuery): Promise<void> {
+    sendWithEtag(request, response, await this.lookup(caller, query.names ?? [], query.page, query.per_page));
   }
 
   @Post()
@@ -43,12 +42,11 @@ export class LatestVersionsController {
   @ApiOkResponse({ type: LatestVersionsDto })
   @ApiResponse({ status: 304, description: 'Unchanged since the ETag sent in If-None-Match' })
   @ApiErrors({ 422: 'More than 1000 names, or names not an array of strings' })
-  async post(@Req() request: Request & AuthenticatedRequest, @Res() response: Response, @Body() body: LatestVersionsBody): Promise<void> {
-    sendWithEtag(request, response, await this.lookup(request, body.names, body.page, body.per_page));
+  async post(@Req() request: Request, @CurrentCaller() caller: Caller, @Res() response: Response, @Body() body: LatestVersionsBody): Promise<void> {
+    sendWithEtag(request, response, await this.lookup(caller, body.names, body.page, body.per_page));
   }
 
-  private async lookup(request: AuthenticatedRequest, names: string[], page: number, perPage: number): Promise<LatestVersionsDto> {
-    const caller = await this.callers.of(request);
+  private async lookup(caller: Caller, names: string[], page: number, perPage: number): Promise<LatestVersionsDto> {
     if (names.length > 0) return latestVersionsView(await this.latest.forNames(caller, names));
     const { versions, total } = await this.latest.all(caller, page, perPage);
     return latestVersionsView(versions, { total, page, perPage });

@@ -2,7 +2,8 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } fr
 import cluster from 'node:cluster';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inClusterWorker } from '../../cluster/cluster-bus.js';
-import { PackageEntity } from '../registry/entities/package.entity.js';
+import { SqlDialect } from '../../database/sql-dialect.js';
+import { PackageCatalogRepository } from '../registry/package-catalog.repository.js';
 import { PackagesService } from '../registry/packages.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
 import {
@@ -47,6 +48,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   constructor(
     private readonly dataSource: DataSource,
     private readonly packages: PackagesService,
+    private readonly catalog: PackageCatalogRepository,
     private readonly events: RegistryEvents,
   ) {}
 
@@ -69,15 +71,11 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   }
 
   /**
-   * SQLite plans joins from statistics it only has after ANALYZE; without them it guesses that
-   * `visibility = 'public'` is selective and scans every package instead of the few that match.
-   * `PRAGMA optimize` analyzes only tables whose statistics are missing or stale, on a sample.
-   * (MySQL keeps InnoDB statistics up to date by itself.)
+   * Without statistics SQLite guesses that `visibility = 'public'` is selective and scans every
+   * package instead of the few that match (see SqlDialect.refreshStatisticsStatements).
    */
   async refreshStatistics(): Promise<void> {
-    if (this.dataSource.options.type !== 'better-sqlite3') return;
-    await this.dataSource.query('PRAGMA analysis_limit = 1000');
-    await this.dataSource.query('PRAGMA optimize = 0x10002');
+    for (const statement of SqlDialect.of(this.dataSource).refreshStatisticsStatements()) await this.dataSource.query(statement);
   }
 
   /** Replaces the package's terms with those of its current row (or removes them when it is gone). */
@@ -115,7 +113,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   async refreshVerified(publisherId: string, verified: boolean): Promise<void> {
     const flag = verified ? 1 : 0;
     await this.dataSource.query(
-      `UPDATE ${TERMS_TABLE} SET verified = ?, score = weight * boost * ? WHERE verified <> ? AND package_id IN (SELECT id FROM packages WHERE publisher_id = ?)`,
+      `UPDATE ${TERMS_TABLE} SET verified = ?, score = weight * boost * ? WHERE verified <> ? AND package_id IN (${this.catalog.packageIdsOfPublisherSql})`,
       [flag, verificationFactor(verified), flag, publisherId],
     );
   }
@@ -130,14 +128,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     let after = '';
     let indexed = 0;
     for (;;) {
-      const batch: IndexedPackage[] = await this.dataSource
-        .createQueryBuilder(PackageEntity, 'p')
-        .select(['p.id', 'p.name', 'p.displayName', 'p.description', 'p.keywords', 'p.visibility', 'p.totalDownloads', 'p.publisherId'])
-        .where('p.id > :after', { after })
-        .andWhere(`NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`)
-        .orderBy('p.id', 'ASC')
-        .take(PACKAGES_PER_BATCH)
-        .getMany();
+      const batch: IndexedPackage[] = await this.catalog.indexablePackages(after, PACKAGES_PER_BATCH, `NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`);
       if (batch.length === 0) {
         if (indexed > 0) await this.refreshStatistics();
         return indexed;
@@ -152,7 +143,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   private async insertTerms(manager: EntityManager, packages: IndexedPackage[]): Promise<string[]> {
     const rows: Array<[DocumentTerm, IndexedPackage, number]> = [];
     const words = new Set<string>();
-    const verified = await this.verifiedPublishers(manager, packages);
+    const verified = await this.catalog.verifiedPublisherIds(manager, [...new Set(packages.map((pkg) => pkg.publisherId))]);
     for (const pkg of packages) {
       const boost = popularityBoost(Number(pkg.totalDownloads));
       this.knownBoosts.set(pkg.id, boost);
@@ -175,17 +166,6 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     return [...words];
   }
 
-  /** Which of the packages' publishers are verified. */
-  private async verifiedPublishers(manager: EntityManager, packages: IndexedPackage[]): Promise<Set<string>> {
-    const ids = [...new Set(packages.map((pkg) => pkg.publisherId))];
-    if (ids.length === 0) return new Set();
-    const rows: Array<{ id: string }> = await manager.query(
-      `SELECT id FROM publishers WHERE verification_status = 'verified' AND id IN (${ids.map(() => '?').join(', ')})`,
-      ids,
-    );
-    return new Set(rows.map((row) => row.id));
-  }
-
   /**
    * Adds the words the vocabulary lacks, after the index rows are committed (so a concurrent writer
    * never waits on them), in sorted order so two writers take their locks in the same order; a
@@ -194,7 +174,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
    */
   private async addVocabulary(words: string[]): Promise<void> {
     const sorted = [...words].sort();
-    const ignore = this.dataSource.options.type === 'better-sqlite3' ? 'INSERT OR IGNORE' : 'INSERT IGNORE';
+    const ignore = SqlDialect.of(this.dataSource).insertIgnore();
     for (let start = 0; start < sorted.length; start += WORDS_PER_INSERT) {
       const chunk = sorted.slice(start, start + WORDS_PER_INSERT);
       const statement = `${ignore} INTO ${VOCABULARY_TABLE} (term) VALUES ${chunk.map(() => '(?)').join(', ')}`;

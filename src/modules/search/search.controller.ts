@@ -1,9 +1,9 @@
-import { Controller, Get, Query, Req } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../auth/access.decorators.js';
-import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
+import type { Caller } from '../registry/caller.js';
 import { ApiErrors } from '../../common/openapi.js';
-import { CallerService } from '../registry/caller.service.js';
 import { SearchQuery, SuggestQuery } from './search.dto.js';
 import { SearchResponseDto } from './search.responses.js';
 import { SearchService } from './search.service.js';
@@ -13,7 +13,6 @@ import { searchResponseView } from './search.views.js';
 @Controller('api/v1/search')
 export class SearchController {
   constructor(
-    private readonly callers: CallerService,
     private readonly search: SearchService,
   ) {}
 
@@ -27,8 +26,7 @@ export class SearchController {
   })
   @ApiOkResponse({ type: SearchResponseDto })
   @ApiErrors({ 400: 'Invalid page, per_page or package_type', 422: 'q longer than 1000 characters' })
-  async find(@Req() request: AuthenticatedRequest, @Query() query: SearchQuery) {
-    const caller = await this.callers.of(request);
+  async find(@CurrentCaller() caller: Caller, @Query() query: SearchQuery) {
     const { hits, total } = await this.search.search(caller, { query: query.q, page: query.page, perPage: query.per_page, packageType: query.package_type });
     return searchResponseView(hits, total, query.q, query.page, query.per_page);
   }
@@ -38,8 +36,7 @@ export class SearchController {
   @ApiOperation({ summary: 'Package names that complete a prefix (most downloaded first)', description: '`sea` finds `searchable`; names whose words start with the prefix follow whole-name matches.' })
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' }, example: ['searchable', 'search-tools'] } })
   @ApiErrors({ 400: 'limit outside 1–20' })
-  async suggest(@Req() request: AuthenticatedRequest, @Query() query: SuggestQuery): Promise<string[]> {
-    const caller = await this.callers.of(request);
+  async suggest(@CurrentCaller() caller: Caller, @Query() query: SuggestQuery): Promise<string[]> {
     return this.search.suggest(caller, query.q, query.limit);
   }
 }

@@ -1,12 +1,14 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { DataSource, In, type SelectQueryBuilder } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { publish, subscribe } from '../../cluster/cluster-bus.js';
 import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
+import { SqlDialect } from '../../database/sql-dialect.js';
 import type { Caller } from '../registry/caller.js';
-import { PackageEntity, type PackageType } from '../registry/entities/package.entity.js';
+import { PackageEntity, type PackageType, type Visibility } from '../registry/entities/package.entity.js';
 import { PublisherEntity } from '../registry/entities/publisher.entity.js';
-import { whereVisibleTo } from '../registry/publishers.service.js';
+import { PackageCatalogRepository, type PackageRankingRow } from '../registry/package-catalog.repository.js';
+import { isVisible } from '../registry/package-visibility.js';
 import { RegistryEvents } from '../registry/registry-events.js';
 import { CountCache } from './count-cache.js';
 import {
@@ -101,20 +103,7 @@ interface CandidateRead {
   complete: boolean;
 }
 
-interface RankingRow {
-  id: string;
-  name: string;
-  name_lower: string;
-  visibility: string;
-  publisher_id: string;
-  total_downloads: string | number;
-  verified: string | number;
-  /** Read for ranking only. */
-  display_name?: string | null;
-  description?: string | null;
-  /** JSON text, as stored. */
-  keywords?: string | null;
-}
+type RankingRow = PackageRankingRow;
 
 interface RankedCandidate {
   id: string;
@@ -157,15 +146,16 @@ const VERIFICATION = verificationFactorSql(`pub.verification_status = 'verified'
  */
 @Injectable()
 export class SearchService implements OnModuleInit {
-  private readonly mysql: boolean;
+  private readonly dialect: SqlDialect;
   /** Public packages per package type ('' for all), the bulk of the empty query's total. */
   private readonly publicCounts = new CountCache(PUBLIC_COUNT_LIFETIMES);
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly catalog: PackageCatalogRepository,
     private readonly events: RegistryEvents,
   ) {
-    this.mysql = dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
+    this.dialect = SqlDialect.of(dataSource);
   }
 
   onModuleInit(): void {
@@ -284,10 +274,10 @@ export class SearchService implements OnModuleInit {
               // costs tens of milliseconds, while the most downloaded packages, walked in order, reach the limit early.
               // The stored score of an unverified package (joined-name weight × popularity × 10), computed from the
               // index alone (the publisher would cost a row lookup per name walked).
-              `SELECT p.id AS package_id, ${JOINED_NAME} AS term, ${FIELD_WEIGHTS[SEARCH_FIELDS.joinedName]} * ${POPULARITY} * ${UNVERIFIED_FACTOR} AS score
-               FROM packages p ${this.useIndex('ix_packages_visible_popularity')}
-               WHERE p.visibility = 'public' AND ${this.binary(JOINED_NAME)} >= ? AND ${this.binary(JOINED_NAME)} < ?
-               ORDER BY p.total_downloads DESC, p.name_lower DESC, p.id DESC LIMIT ?`,
+              this.catalog.popularPublicByKeySql(
+                JOINED_NAME,
+                `p.id AS package_id, ${JOINED_NAME} AS term, ${FIELD_WEIGHTS[SEARCH_FIELDS.joinedName]} * ${POPULARITY} * ${UNVERIFIED_FACTOR} AS score`,
+              ),
               // A verified package outranks ones with several times its downloads, so the walk may pass it by: the
               // verified few are read apart, by stored score, from the field index (which holds the flag, so the range
               // is filtered without reading rows, and only its verified rows are sorted). Between them the two hold the
@@ -389,39 +379,23 @@ export class SearchService implements OnModuleInit {
   private async candidatesOfName(name: string): Promise<CandidateRead> {
     const limit = CANDIDATES_PER_WORD;
     const [exact, popular] = await Promise.all([
-      this.dataSource.query(`SELECT id FROM packages WHERE name_lower = ?`, [name]) as Promise<Array<{ id: string }>>,
+      this.catalog.idsNamed(name),
       this.popularNamesStartingWith(name, limit),
     ]);
     return { ids: [...exact.map((row) => row.id), ...popular], complete: popular.length < limit };
   }
 
   /** Ids of public packages whose name starts with `prefix`, most downloaded first. */
-  private async popularNamesStartingWith(prefix: string, limit: number): Promise<string[]> {
-    const end = prefixUpperBound(prefix);
-    const [{ packages }] = (await this.dataSource.query(
-      `SELECT COUNT(*) AS packages FROM (SELECT 1 AS one FROM packages WHERE name_lower >= ? AND name_lower < ? LIMIT ${DENSE_NAME_PREFIX}) named`,
-      [prefix, end],
-    )) as Array<{ packages: string | number }>;
-    // Planners guess between the two without knowing the prefix's density; for a dense prefix the popularity
-    // order reaches the limit early, for a sparse one the name range is small.
-    const chosen = Number(packages) < DENSE_NAME_PREFIX ? 'uq_packages_name_lower' : 'ix_packages_visible_popularity';
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT id FROM packages ${this.useIndex(chosen)} WHERE visibility = 'public' AND name_lower >= ? AND name_lower < ?
-       ORDER BY total_downloads DESC, name_lower DESC, id DESC LIMIT ?`,
-      [prefix, end, limit],
-    );
-    return rows.map((row) => row.id);
+  private popularNamesStartingWith(prefix: string, limit: number): Promise<string[]> {
+    return this.catalog.popularPublicIdsNamedFrom(prefix, prefixUpperBound(prefix), limit, DENSE_NAME_PREFIX);
   }
 
   /** An authenticated caller's private packages (their public ones are in the public reads). */
   private async ownPrivatePackages(caller: Caller): Promise<CandidateRead> {
     if (!caller.publisherId) return { ids: [], complete: true };
     const limit = CANDIDATES_PER_WORD;
-    const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id FROM packages WHERE publisher_id = ? AND visibility = 'private' LIMIT ?`, [
-      caller.publisherId,
-      limit,
-    ]);
-    return { ids: rows.map((row) => row.id), complete: rows.length < limit };
+    const ids = await this.catalog.privateIdsOf(caller.publisherId, limit);
+    return { ids, complete: ids.length < limit };
   }
 
   /**
@@ -464,16 +438,8 @@ export class SearchService implements OnModuleInit {
     return scored.map((candidate) => candidate.id);
   }
 
-  /** What ranking needs of each package (with its searchable text for `withText`), by primary key. */
   private rankingRows(ids: string[], withText = false): Promise<RankingRow[]> {
-    return this.dataSource.query(
-      // The publisher's verification joined in, rather than read in a second round trip.
-      `SELECT p.id, p.name, p.name_lower, p.visibility, p.publisher_id, p.total_downloads,
-              ${withText ? 'p.display_name, p.description, p.keywords,' : ''}
-              CASE WHEN pub.verification_status = 'verified' THEN 1 ELSE 0 END AS verified
-       FROM packages p LEFT JOIN publishers pub ON pub.id = p.publisher_id WHERE p.id IN (${ids.map(() => '?').join(', ')})`,
-      ids,
-    );
+    return this.catalog.rankingRows(ids, withText);
   }
 
   /**
@@ -500,7 +466,7 @@ export class SearchService implements OnModuleInit {
       }
       for (const indexWord of word.words) {
         reads.push(
-          `SELECT package_id FROM package_search_terms ${this.mysql ? 'FORCE INDEX (PRIMARY)' : ''}
+          `SELECT package_id FROM package_search_terms ${this.dialect.usePrimaryKey()}
            WHERE term = ? AND ${text} AND visibility = 'public' GROUP BY package_id LIMIT ${limit}`,
         );
         parameters.push(indexWord);
@@ -524,8 +490,7 @@ export class SearchService implements OnModuleInit {
     const unionParameters = [...parameters];
     if (caller.publisherId) {
       wrapped.push(
-        `SELECT t.package_id FROM packages p INNER JOIN package_search_terms t ON t.package_id = p.id
-         WHERE p.publisher_id = ? AND p.visibility = 'private' AND (${conditions.map(([condition]) => `(${condition})`).join(' OR ')})`,
+        `${this.catalog.privateOfPublisherJoinSql('package_search_terms')} AND (${conditions.map(([condition]) => `(${condition})`).join(' OR ')})`,
       );
       unionParameters.push(caller.publisherId, ...conditions.flatMap(([, values]) => values));
     }
@@ -578,23 +543,11 @@ export class SearchService implements OnModuleInit {
 
   /** An empty query: every visible package, most downloaded first. */
   private async popular(caller: Caller, request: SearchRequest): Promise<SearchPage> {
-    const filtered = (query: SelectQueryBuilder<PackageEntity>) => {
-      searchable(query, caller);
-      if (request.packageType) query.andWhere('p.package_type = :packageType', { packageType: request.packageType });
-      return query;
-    };
-    const repository = this.dataSource.getRepository(PackageEntity);
-    const [total, rows] = await Promise.all([
+    const [total, ids] = await Promise.all([
       this.countSearchable(caller, request.packageType),
-      filtered(repository.createQueryBuilder('p').select('p.id', 'id'))
-        .orderBy('p.total_downloads', 'DESC')
-        // The (total_downloads, id) index serves this order without sorting every package.
-        .addOrderBy('p.id', 'DESC')
-        .offset(offsetOf(request.page, request.perPage))
-        .limit(request.perPage)
-        .getRawMany<{ id: string }>(),
+      this.catalog.popularSearchableIds(caller, request.packageType, request.page, request.perPage),
     ]);
-    return { hits: await this.hydrate(rows.map((row) => row.id)), total };
+    return { hits: await this.hydrate(ids), total };
   }
 
   /**
@@ -602,13 +555,9 @@ export class SearchService implements OnModuleInit {
    * caller's own private ones (few, read through the publisher index). Unlisted packages are never listed.
    */
   private async countSearchable(caller: Caller, packageType: PackageType | undefined): Promise<number> {
-    const repository = this.dataSource.getRepository(PackageEntity);
-    const ofType = (query: SelectQueryBuilder<PackageEntity>) => (packageType ? query.andWhere('p.package_type = :packageType', { packageType }) : query);
     const [publicCount, ownPrivateCount] = await Promise.all([
-      this.publicCounts.get(packageType ?? '', () => ofType(repository.createQueryBuilder('p').where("p.visibility = 'public'")).getCount()),
-      caller.publisherId
-        ? ofType(repository.createQueryBuilder('p').where("p.publisher_id = :publisherId AND p.visibility = 'private'", { publisherId: caller.publisherId })).getCount()
-        : Promise.resolve(0),
+      this.publicCounts.get(packageType ?? '', () => this.catalog.countPublic(packageType)),
+      caller.publisherId ? this.catalog.countPrivateOf(caller.publisherId, packageType) : Promise.resolve(0),
     ]);
     return publicCount + ownPrivateCount;
   }
@@ -649,17 +598,10 @@ export class SearchService implements OnModuleInit {
     const matches = `(SELECT c.package_id AS package_id, SUM(c.score) AS text_score, SUM(c.matched) AS matched, MAX(c.tier) AS tier
       FROM (${candidates.join(' UNION ALL ')}) c GROUP BY c.package_id)`;
 
-    const query = this.dataSource
-      .createQueryBuilder()
+    const query = this.catalog
+      .searchableMatches(matches, parameters, caller, request.packageType)
       .select('p.id', 'id')
       .addSelect('COUNT(*) OVER ()', 'total')
-      .from(matches, 'm')
-      .innerJoin(PackageEntity, 'p', 'p.id = m.package_id')
-      .leftJoin(PublisherEntity, 'pub', 'pub.id = p.publisher_id')
-      .setParameters(parameters);
-    searchable(query, caller);
-    if (request.packageType) query.andWhere('p.package_type = :packageType', { packageType: request.packageType });
-    query
       .orderBy('m.tier', 'DESC')
       .addOrderBy(`m.text_score * m.matched * ${POPULARITY} * ${VERIFICATION}`, 'DESC')
       .addOrderBy('p.total_downloads', 'DESC')
@@ -671,9 +613,7 @@ export class SearchService implements OnModuleInit {
     let total = rows.length > 0 ? Number(rows[0].total) : 0;
     if (rows.length === 0 && request.page > 1) {
       // Past the last page the window function has no row to report on.
-      const counted = await this.dataSource.createQueryBuilder().select('COUNT(*)', 'total').from(matches, 'm').innerJoin(PackageEntity, 'p', 'p.id = m.package_id').setParameters(parameters);
-      searchable(counted, caller);
-      if (request.packageType) counted.andWhere('p.package_type = :packageType', { packageType: request.packageType });
+      const counted = this.catalog.searchableMatches(matches, parameters, caller, request.packageType, { withPublisher: false }).select('COUNT(*)', 'total');
       total = Number((await counted.getRawOne<{ total: string | number }>())?.total ?? 0);
     }
     return { hits: await this.hydrate(rows.map((row) => row.id)), total };
@@ -682,15 +622,7 @@ export class SearchService implements OnModuleInit {
   /** Full rows for one page of ids, in the given order. */
   private async hydrate(ids: string[]): Promise<SearchHit[]> {
     if (ids.length === 0) return [];
-    // Both reads at once: the publishers are found through the packages' publisher ids in SQL.
-    const [packages, publisherRows] = await Promise.all([
-      this.dataSource.getRepository(PackageEntity).findBy({ id: In(ids) }),
-      this.dataSource
-        .getRepository(PublisherEntity)
-        .createQueryBuilder('pub')
-        .where('pub.id IN (SELECT hp.publisher_id FROM packages hp WHERE hp.id IN (:...ids))', { ids })
-        .getMany(),
-    ]);
+    const { packages, publishers: publisherRows } = await this.catalog.packagesWithPublishers(ids);
     const publishers = new Map(publisherRows.map((publisher) => [publisher.id, publisher]));
     const byId = new Map(packages.map((pkg) => [pkg.id, pkg]));
     return ids.flatMap((id) => {
@@ -701,14 +633,13 @@ export class SearchService implements OnModuleInit {
     });
   }
 
-  /** An index hint in the engine's syntax. */
   private useIndex(index: string): string {
-    return this.mysql ? `FORCE INDEX (${index})` : `INDEXED BY ${index}`;
+    return this.dialect.useIndex(index);
   }
 
-  /** Code point order on both engines (MySQL's default collation would order `_` and `-` differently). */
+  /** Code point order on both engines. */
   private binary(expression: string): string {
-    return this.mysql ? `${expression} COLLATE utf8mb4_bin` : expression;
+    return this.dialect.binary(expression);
   }
 }
 
@@ -729,13 +660,7 @@ function textTerms(row: RankingRow): DocumentTerm[] {
   return documentTerms(document).filter((term) => term.field !== SEARCH_FIELDS.fullName);
 }
 
-/** searchable() for a row already read: public, or the caller's own private packages; never unlisted. */
+/** A row already read, by the search rule (public, or the caller's own private packages; never unlisted). */
 function searchableTo(caller: Caller, row: Pick<RankingRow, 'visibility' | 'publisher_id'>): boolean {
-  if (row.visibility === 'public') return true;
-  return row.visibility === 'private' && caller.publisherId !== null && row.publisher_id === caller.publisherId;
-}
-
-/** What search may show: what the caller can list, except unlisted packages, which are found by name only (even by their owner). */
-function searchable<T extends object>(query: SelectQueryBuilder<T>, caller: Caller): SelectQueryBuilder<T> {
-  return whereVisibleTo(query, 'p', caller, { listing: true }).andWhere("p.visibility <> 'unlisted'");
+  return isVisible(caller, { visibility: row.visibility as Visibility, publisherId: row.publisher_id }, 'search');
 }

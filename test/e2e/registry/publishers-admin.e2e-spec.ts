@@ -304,6 +304,48 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       expect([...times].sort()).toEqual(times);
     });
 
+    it('carries each publisher\'s fields with id = the publisher id, as the original client reads them', async () => {
+      const { client, publisherName, id } = await publisherIn('pending');
+      await createPackage(client, `Pend-${publisherName}`);
+      await createPackage(client, `PendHidden-${publisherName}`, { visibility: 'private' });
+      expect((await uploadVersion(client, `Pend-${publisherName}`, '1.0.0')).status).toBe(201);
+      const ticket = await registry.api.get(`/api/v1/packages/Pend-${publisherName}/versions/1.0.0/download`);
+      expect((await registry.api.get(ticket.body.url)).status).toBe(200);
+      await eventually(() => admin.get(`/api/v1/publishers/${publisherName}`), (r) => r.body.total_downloads === 1);
+
+      const response = await admin.get('/api/v1/packages/admin/pending?per_page=100');
+      expect(response.status).toBe(200);
+      const item = response.body.publishers.find((p: { name: string }) => p.name === publisherName);
+      const detail = (await admin.get(`/api/v1/publishers/${publisherName}`)).body;
+      expect(item).toEqual(
+        expect.objectContaining({
+          id,
+          name: publisherName,
+          display_name: detail.display_name,
+          verification_status: 'pending',
+          package_count: 2,
+          total_downloads: 1,
+          publisher_id: id,
+          verification_request_id: detail.verification_requests[0].id,
+          method: 'github',
+          data: { username: 'octocat' },
+          submitted_at: detail.verification_requests[0].submitted_at,
+        }),
+      );
+      expect(item.verification_request_id).not.toBe(id);
+      expect(item.request_id).toBe(item.verification_request_id);
+    });
+
+    it('lets an admin verify a publisher by the id read from the pending list', async () => {
+      const { publisherName } = await publisherIn('pending');
+      const pending = await admin.get('/api/v1/packages/admin/pending?per_page=100');
+      const item = pending.body.publishers.find((p: { name: string }) => p.name === publisherName);
+      const response = await admin.post(`/api/v1/packages/admin/${item.id}/verify`, { notes: 'read from the pending list' });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ publisher_id: item.id, verification_status: 'verified' });
+      expect(await statusOf(publisherName)).toBe('verified');
+    });
+
     it('pages the pending list', async () => {
       await publisherIn('pending');
       await publisherIn('pending');

@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomically } from '../../../common/atomic-write.js';
 import { languageOf, parseCode, type CodeElement } from './code-parser.js';
 import { SearchIndex } from './docs-search.js';
 import { parseMarkdown, type MarkdownSection } from './markdown-parser.js';
@@ -144,15 +145,7 @@ export class DocsIndex {
 
   async save(): Promise<void> {
     const stored: StoredIndex = { version: INDEX_VERSION, built_at: new Date().toISOString(), files: Object.fromEntries(this.files) };
-    await mkdir(dirname(this.options.indexPath), { recursive: true });
-    const temporary = `${this.options.indexPath}.${randomUUID()}.tmp`;
-    try {
-      await writeFile(temporary, JSON.stringify(stored));
-      await rename(temporary, this.options.indexPath);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await writeFileAtomically(this.options.indexPath, JSON.stringify(stored));
   }
 
   sections(): MarkdownSection[] {

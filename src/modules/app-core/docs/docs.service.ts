@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { sep } from 'node:path';
+import { writeFileAtomically } from '../../../common/atomic-write.js';
 import type { CodeElement } from './code-parser.js';
 import { DocsIndex, type DocsIndexOptions } from './docs-index.js';
 import { addSectionToText, deleteSectionFromText, resolveDocsPath, updateSectionInText } from './docs-writer.js';
@@ -299,10 +300,7 @@ export class DocsService {
   }
 
   private async writeDocument(absolutePath: string, text: string): Promise<void> {
-    await mkdir(dirname(absolutePath), { recursive: true });
-    const temporary = `${absolutePath}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temporary, text);
-    await rename(temporary, absolutePath);
+    await writeFileAtomically(absolutePath, text);
     await this.index.refreshFile(absolutePath, 'markdown');
     await this.index.save();
   }

@@ -7,7 +7,7 @@ import { PlatformError } from '../../../common/errors.js';
 import { applyDelta } from './apply-delta.js';
 import { createDelta, hashFile } from './create-delta.js';
 import { DELTA_FORMAT, readDeltaHeader, treeDigest } from './delta-format.js';
-import { writeTestZip, type TestZipEntry } from './test-zip.js';
+import { writeZip, type ZipEntrySpec } from '../../../../test/fixtures/zip-builder.js';
 import { ZipReader, sha256Hex } from './zip-entries.js';
 
 let workDirectory: string;
@@ -38,7 +38,7 @@ const binary = randomBytes(256 * 1024);
 const changedBinary = Buffer.concat([binary.subarray(0, 100_000), randomBytes(300), binary.subarray(100_000)]);
 changedBinary.fill(7, 200_000, 200_064);
 
-const sourceEntries: TestZipEntry[] = [
+const sourceEntries: ZipEntrySpec[] = [
   { path: 'assets/' },
   { path: 'assets/logo.bin', content: binary },
   { path: 'readme.md', content: textLines(400, 'readme') },
@@ -47,7 +47,7 @@ const sourceEntries: TestZipEntry[] = [
   { path: 'empty.txt', content: '' },
   { path: 'stored.dat', content: randomBytes(4096), compress: false },
 ];
-const targetEntries: TestZipEntry[] = [
+const targetEntries: ZipEntrySpec[] = [
   { path: 'assets/' },
   { path: 'assets/logo.bin', content: changedBinary },
   { path: 'readme.md', content: textLines(400, 'readme').replace('line 200:', 'line two hundred:') },
@@ -60,8 +60,8 @@ const targetEntries: TestZipEntry[] = [
 ];
 
 async function buildPair(source = sourceEntries, target = targetEntries): Promise<void> {
-  await writeTestZip(at('old.zip'), source);
-  await writeTestZip(at('new.zip'), target);
+  await writeZip(at('old.zip'), source);
+  await writeZip(at('new.zip'), target);
 }
 
 async function expectRejected(promise: Promise<unknown>, message: RegExp): Promise<void> {
@@ -155,7 +155,7 @@ describe('createDelta and applyDelta', () => {
   });
 
   it('rebuilds byte for byte a target whose deflate settings Node does not reproduce by shipping its compressed bytes', async () => {
-    await writeTestZip(at('old.zip'), sourceEntries);
+    await writeZip(at('old.zip'), sourceEntries);
     // Level 3 with the "normal" option bits: none of the levels tried reproduce it, so the entry data travels verbatim.
     const { default: yazl } = await import('yazl');
     const zip = new yazl.ZipFile();
@@ -174,7 +174,7 @@ describe('createDelta and applyDelta', () => {
   it('falls back to an equivalent archive when the source was zipped differently but holds the same contents', async () => {
     await buildPair();
     await createDelta(at('old.zip'), at('new.zip'), at('delta.bin'));
-    await writeTestZip(at('restored.zip'), sourceEntries.map((entry) => ({ ...entry, compress: false })));
+    await writeZip(at('restored.zip'), sourceEntries.map((entry) => ({ ...entry, compress: false })));
     const result = await applyDelta(at('restored.zip'), at('delta.bin'), at('out.zip'));
     expect(result.byteIdentical).toBe(false);
     expect(await contentsOf(at('out.zip'))).toEqual(await contentsOf(at('new.zip')));
@@ -211,20 +211,20 @@ describe('rejections', () => {
 
   it('rejects a source archive whose kept entry has different content', async () => {
     const altered = sourceEntries.map((entry) => (entry.path === 'empty.txt' ? { ...entry, content: 'not empty' } : entry));
-    await writeTestZip(at('other.zip'), altered);
+    await writeZip(at('other.zip'), altered);
     await expectRejected(applyDelta(at('other.zip'), at('delta.bin'), at('out.zip')), /Source archive does not match/);
     expect(existsSync(at('out.zip'))).toBe(false);
   });
 
   it('rejects a source archive whose patched entry has different content', async () => {
     const altered = sourceEntries.map((entry) => (entry.path === 'assets/logo.bin' ? { ...entry, content: randomBytes(256 * 1024) } : entry));
-    await writeTestZip(at('other.zip'), altered);
+    await writeZip(at('other.zip'), altered);
     await expectRejected(applyDelta(at('other.zip'), at('delta.bin'), at('out.zip')), /assets\/logo.bin has different content/);
     expect(existsSync(at('out.zip'))).toBe(false);
   });
 
   it('rejects a source archive that lacks an entry the delta builds on', async () => {
-    await writeTestZip(at('other.zip'), sourceEntries.filter((entry) => entry.path !== 'readme.md'));
+    await writeZip(at('other.zip'), sourceEntries.filter((entry) => entry.path !== 'readme.md'));
     await expectRejected(applyDelta(at('other.zip'), at('delta.bin'), at('out.zip')), /no entry readme.md/);
   });
 

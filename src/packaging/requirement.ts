@@ -1,5 +1,5 @@
 import { Range, minVersion, valid, validRange } from 'semver';
-import { PlatformError } from '../../common/errors.js';
+import { PlatformError } from '../common/errors.js';
 
 /**
  * One dependency requirement: a package name and the versions it accepts.

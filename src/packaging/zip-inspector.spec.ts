@@ -2,9 +2,9 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import { PlatformError } from '../../common/errors.js';
-import { buildManyEntries, zipBuilder } from '../../../test/fixtures/zip-builder.js';
-import type { ZipBuilder } from '../../../test/fixtures/zip-builder.js';
+import { PlatformError } from '../common/errors.js';
+import { buildManyEntries, zipBuilder } from '../../test/fixtures/zip-builder.js';
+import type { ZipBuilder } from '../../test/fixtures/zip-builder.js';
 import { DEFAULT_ZIP_LIMITS, ZipInspector, inspectZip } from './zip-inspector.js';
 import type { ZipInspection, ZipLimits } from './zip-inspector.js';
 

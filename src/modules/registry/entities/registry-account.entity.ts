@@ -1,8 +1,12 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { utcDate } from '../../../database/column-transformers.js';
 
+/**
+ * The registry's record of a platform user (admin flag, publisher ownership). The table keeps its name
+ * `users`; the class is named for the registry so WorkerAuth's own users do not clash with it.
+ */
 @Entity('users')
-export class UserEntity {
+export class RegistryAccountEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
 

@@ -14,7 +14,7 @@ import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
-import { PlatformError } from '../../common/errors.js';
+import { PlatformError } from '../common/errors.js';
 
 export interface ZipLimits {
   /** Most entries (files and directories) an archive may hold. */

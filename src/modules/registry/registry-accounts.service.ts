@@ -5,29 +5,29 @@ import type { Repository } from 'typeorm';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import type { CallerUser, Principal, UserResolver } from '../../auth/principal.js';
-import { UserEntity } from './entities/user.entity.js';
+import { RegistryAccountEntity } from './entities/registry-account.entity.js';
 
 /**
- * The registry's user records: created at the first authenticated request, username and e-mail
- * refreshed from later tokens. Admin comes from the stored flag, REGISTRY_ADMIN_USERS, or the token's
+ * The registry's accounts (table `users`, named apart from WorkerAuth's users): one per platform
+ * user, created at the first authenticated request, username and e-mail refreshed from later tokens. Admin comes from the stored flag, REGISTRY_ADMIN_USERS, or the token's
  * ADMIN level.
  */
 @Injectable()
-export class UsersService implements UserResolver {
+export class RegistryAccountsService implements UserResolver {
   private readonly configuredAdmins: Set<string>;
 
   constructor(
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectRepository(RegistryAccountEntity) private readonly accounts: Repository<RegistryAccountEntity>,
     @Inject(PLATFORM_CONFIG) config: PlatformConfig,
   ) {
     this.configuredAdmins = new Set(config.registry.adminUsers);
   }
 
   async resolve(principal: Principal): Promise<CallerUser> {
-    let user = await this.users.findOne({ where: { platformUserId: principal.platformUserId } });
+    let user = await this.accounts.findOne({ where: { platformUserId: principal.platformUserId } });
     const now = new Date();
     if (!user) {
-      user = this.users.create({
+      user = this.accounts.create({
         id: randomUUID(),
         platformUserId: principal.platformUserId,
         username: principal.username,
@@ -37,10 +37,10 @@ export class UsersService implements UserResolver {
         updatedAt: now,
       });
       try {
-        await this.users.insert(user);
+        await this.accounts.insert(user);
       } catch (error) {
         // Two first requests at once: the other one created the row.
-        const existing = await this.users.findOne({ where: { platformUserId: principal.platformUserId } });
+        const existing = await this.accounts.findOne({ where: { platformUserId: principal.platformUserId } });
         if (!existing) throw error;
         user = existing;
       }
@@ -48,7 +48,7 @@ export class UsersService implements UserResolver {
       user.username = principal.username;
       if (principal.email !== null) user.email = principal.email;
       user.updatedAt = now;
-      await this.users.update({ id: user.id }, { username: user.username, email: user.email, updatedAt: now });
+      await this.accounts.update({ id: user.id }, { username: user.username, email: user.email, updatedAt: now });
     }
     return {
       id: user.id,
@@ -59,20 +59,20 @@ export class UsersService implements UserResolver {
     };
   }
 
-  async findById(id: string): Promise<UserEntity | null> {
-    return this.users.findOne({ where: { id } });
+  async findById(id: string): Promise<RegistryAccountEntity | null> {
+    return this.accounts.findOne({ where: { id } });
   }
 
   /** `tb registry admins grant|revoke`: creates the user record when the user has not logged in yet. */
-  async setAdmin(platformUserId: string, isAdmin: boolean): Promise<UserEntity> {
+  async setAdmin(platformUserId: string, isAdmin: boolean): Promise<RegistryAccountEntity> {
     const now = new Date();
-    let user = await this.users.findOne({ where: { platformUserId } });
+    let user = await this.accounts.findOne({ where: { platformUserId } });
     if (!user) {
-      user = this.users.create({ id: randomUUID(), platformUserId, username: platformUserId, email: null, isAdmin, createdAt: now, updatedAt: now });
-      await this.users.insert(user);
+      user = this.accounts.create({ id: randomUUID(), platformUserId, username: platformUserId, email: null, isAdmin, createdAt: now, updatedAt: now });
+      await this.accounts.insert(user);
       return user;
     }
-    await this.users.update({ id: user.id }, { isAdmin, updatedAt: now });
+    await this.accounts.update({ id: user.id }, { isAdmin, updatedAt: now });
     return { ...user, isAdmin };
   }
 }

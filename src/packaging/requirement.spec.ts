@@ -1,4 +1,4 @@
-import { PlatformError } from '../../common/errors.js';
+import { PlatformError } from '../common/errors.js';
 import {
   isPrereleaseRange,
   isValidPackageName,
