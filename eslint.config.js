@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import boundaries from 'eslint-plugin-boundaries';
+import { fileURLToPath } from 'node:url';
+
+const resolver = fileURLToPath(new URL('./tools/eslint/nodenext-resolver.cjs', import.meta.url));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'examples/**/node_modules/**'] },
@@ -10,17 +14,87 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'off',
       'no-control-regex': 'off',
     },
+  },
+  {
+    // Module boundaries (docs/architecture.md): infrastructure never imports features, apps or the CLI; a feature
+    // module reads another module's data through that module's exported services and repositories, never its entities.
+    files: ['src/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { [resolver]: {} },
+      'boundaries/include': ['src/**/*.ts', 'test/**/*.ts'],
+      'boundaries/elements': [
+        { type: 'cli', pattern: 'src/cli' },
+        { type: 'app', pattern: 'src/apps' },
+        { type: 'migrations', pattern: 'src/database/migrations' },
+        { type: 'module', pattern: 'src/modules/*', capture: ['name'] },
+        { type: 'infra', pattern: 'src/*', capture: ['name'] },
+        { type: 'test', pattern: 'test' },
+      ],
+    },
+    rules: {
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'disallow',
+          policies: [
+            {
+              from: { element: { type: 'cli' } },
+              allow: { to: { element: { types: { anyOf: ['app', 'module', 'infra', 'migrations'] } } } },
+            },
+            {
+              from: { element: { type: 'app' } },
+              allow: { to: { element: { types: { anyOf: ['module', 'infra'] } } } },
+            },
+            {
+              from: { element: { type: 'module' } },
+              allow: { to: { element: { types: { anyOf: ['module', 'infra'] } } } },
+            },
+            // The data source lists the migrations; nothing in infrastructure knows a feature.
+            {
+              from: { element: { type: 'infra' } },
+              allow: { to: { element: { types: { anyOf: ['infra', 'migrations'] } } } },
+            },
+            { from: { element: { type: 'migrations' } }, allow: { to: { element: { type: 'infra' } } } },
+            // Another module's entities are its tables: outside entity files (relations) only types may name them.
+            {
+              from: { element: { type: 'module', fileInternalPath: '!entities/**' } },
+              disallow: {
+                to: { element: { type: 'module', fileInternalPath: 'entities/**' } },
+                dependency: { kind: 'value' },
+              },
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The two composition points: `tb` dispatches to the CLI, and the data source lists every module's entities.
+    files: ['src/main.ts', 'src/database/entities.ts'],
+    rules: { 'boundaries/dependencies': 'off' },
+  },
+  {
+    // Specs test one piece with whatever builds its inputs: fixtures under test/, an app around a module.
+    files: ['src/**/*.spec.ts'],
+    rules: { 'boundaries/dependencies': 'off' },
   },
   {
     // The CLI calls the core, never the other way round: shared helpers live in src/common or src/config.
     files: ['src/**/*.ts'],
     ignores: ['src/cli/**', 'src/main.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/*'], message: 'Only the CLI (src/cli, src/main.ts) imports from src/cli.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/cli/*'], message: 'Only the CLI (src/cli, src/main.ts) imports from src/cli.' }] },
+      ],
     },
   },
   {
@@ -37,4 +111,5 @@ export default tseslint.config(
       ],
     },
   },
+  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

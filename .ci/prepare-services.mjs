@@ -7,7 +7,9 @@ const database = mysqlUrl.pathname.replace(/^\//, '') || 'toolbox_test';
 mysqlUrl.pathname = '/';
 
 const connection = await createConnection({ uri: mysqlUrl.toString(), connectTimeout: 5000 });
-await connection.query(`CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+await connection.query(
+  `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+);
 // Per-suite databases (`<name>_<hex>`) left by an interrupted run.
 const [rows] = await connection.query('SHOW DATABASES');
 for (const { Database: name } of rows) {
@@ -17,7 +19,11 @@ const [[version]] = await connection.query('SELECT VERSION() AS version');
 await connection.end();
 console.log(`MariaDB/MySQL ${version.version}: database ${database} ready`);
 
-const redis = new Redis(process.env.TEST_REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: true });
+const redis = new Redis(process.env.TEST_REDIS_URL, {
+  maxRetriesPerRequest: 1,
+  connectTimeout: 5000,
+  lazyConnect: true,
+});
 await redis.connect();
 console.log(`Redis: ${await redis.ping()}`);
 redis.disconnect();

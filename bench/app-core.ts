@@ -72,21 +72,55 @@ async function main(): Promise<void> {
     const direct = new BenchMod();
     const calls = 1_000_000;
     measureSync('direct method call (baseline)', calls, () => direct.add(1, 2));
-    measureSync("runFunction('bench.add', {args})", calls, () => runner.runFunction('bench.add', { args: [1, 2], caller: LOCAL_CALLER }));
-    measureSync("runFunction(['bench','add'], {args})", calls, () => runner.runFunction(['bench', 'add'], { args: [1, 2], caller: LOCAL_CALLER }));
-    measureSync('runFunction row: true', calls, () => runner.runFunction('bench.addRaw', { args: [1, 2], caller: LOCAL_CALLER }));
-    measureSync('runFunction {kwargs}', calls, () => runner.runFunction('bench.add', { kwargs: { first: 1, second: 2 }, caller: LOCAL_CALLER }));
+    measureSync("runFunction('bench.add', {args})", calls, () =>
+      runner.runFunction('bench.add', { args: [1, 2], caller: LOCAL_CALLER }),
+    );
+    measureSync("runFunction(['bench','add'], {args})", calls, () =>
+      runner.runFunction(['bench', 'add'], { args: [1, 2], caller: LOCAL_CALLER }),
+    );
+    measureSync('runFunction row: true', calls, () =>
+      runner.runFunction('bench.addRaw', { args: [1, 2], caller: LOCAL_CALLER }),
+    );
+    measureSync('runFunction {kwargs}', calls, () =>
+      runner.runFunction('bench.add', { kwargs: { first: 1, second: 2 }, caller: LOCAL_CALLER }),
+    );
     measureSync('runAny (bare data)', calls, () => runner.runAny('bench.add', { args: [1, 2], caller: LOCAL_CALLER }));
-    measureSync('runFunction memoryCache hit', calls, () => runner.runFunction('bench.addCached', { args: [1, 2], caller: LOCAL_CALLER }));
-    await measureAsync('aRunFunction on an async function', 200_000, () => runner.aRunFunction('bench.addAsync', { args: [1, 2], caller: LOCAL_CALLER }));
+    measureSync('runFunction memoryCache hit', calls, () =>
+      runner.runFunction('bench.addCached', { args: [1, 2], caller: LOCAL_CALLER }),
+    );
+    await measureAsync('aRunFunction on an async function', 200_000, () =>
+      runner.aRunFunction('bench.addAsync', { args: [1, 2], caller: LOCAL_CALLER }),
+    );
 
     const root = resolve('.');
-    const docs = new DocsService({ docsRoot: join(root, 'docs'), sourceRoots: [join(root, 'src')], indexPath: join(dataDir, 'docs-index.json'), baseDir: root });
+    const docs = new DocsService({
+      docsRoot: join(root, 'docs'),
+      sourceRoots: [join(root, 'src')],
+      indexPath: join(dataDir, 'docs-index.json'),
+      baseDir: root,
+    });
     const cold = await docs.docsInit({ forceRebuild: true });
-    rows.push(['docs init, cold (parse everything)', `${cold.time_ms} ms, ${cold.files_parsed} files, ${cold.sections} sections, ${cold.elements} elements`]);
+    rows.push([
+      'docs init, cold (parse everything)',
+      `${cold.time_ms} ms, ${cold.files_parsed} files, ${cold.sections} sections, ${cold.elements} elements`,
+    ]);
     const warm = await docs.docsInit();
-    rows.push(['docs init, incremental (nothing changed)', `${warm.time_ms} ms, ${warm.files_unchanged} files unchanged`]);
-    const queries = ['function registry', 'run function cache', 'markdown section parser', 'access level', 'result error', 'docs writer path traversal', 'footprint memory cpu', 'network probe ping', 'zip', 'token'];
+    rows.push([
+      'docs init, incremental (nothing changed)',
+      `${warm.time_ms} ms, ${warm.files_unchanged} files unchanged`,
+    ]);
+    const queries = [
+      'function registry',
+      'run function cache',
+      'markdown section parser',
+      'access level',
+      'result error',
+      'docs writer path traversal',
+      'footprint memory cpu',
+      'network probe ping',
+      'zip',
+      'token',
+    ];
     await docs.docsReader({ query: 'warm up' }); // builds the BM25 index once
     const latencies: number[] = [];
     for (let round = 0; round < 50; round++) {
@@ -98,7 +132,10 @@ async function main(): Promise<void> {
     }
     latencies.sort((first, second) => first - second);
     const mean = latencies.reduce((sum, value) => sum + value, 0) / latencies.length;
-    rows.push(['docs reader search (BM25, 25 results)', `mean ${mean.toFixed(3)} ms, p50 ${percentile(latencies, 0.5).toFixed(3)} ms, p95 ${percentile(latencies, 0.95).toFixed(3)} ms (${latencies.length} queries)`]);
+    rows.push([
+      'docs reader search (BM25, 25 results)',
+      `mean ${mean.toFixed(3)} ms, p50 ${percentile(latencies, 0.5).toFixed(3)} ms, p95 ${percentile(latencies, 0.95).toFixed(3)} ms (${latencies.length} queries)`,
+    ]);
     const lookupLatencies: number[] = [];
     for (let round = 0; round < 50; round++) {
       for (const name of ['Result', 'run', 'DocsService.docsReader', 'parse']) {
@@ -108,7 +145,10 @@ async function main(): Promise<void> {
       }
     }
     lookupLatencies.sort((first, second) => first - second);
-    rows.push(['docs lookup by name', `p50 ${percentile(lookupLatencies, 0.5).toFixed(3)} ms, p95 ${percentile(lookupLatencies, 0.95).toFixed(3)} ms (${lookupLatencies.length} lookups)`]);
+    rows.push([
+      'docs lookup by name',
+      `p50 ${percentile(lookupLatencies, 0.5).toFixed(3)} ms, p95 ${percentile(lookupLatencies, 0.95).toFixed(3)} ms (${lookupLatencies.length} lookups)`,
+    ]);
 
     const width = Math.max(...rows.map(([label]) => label.length));
     console.log(`app-core bench — node ${process.version}, ${process.platform}/${process.arch}`);

@@ -39,13 +39,18 @@ function generator(seed: number) {
   };
 }
 
-const WORDS = 'const let function return import export class interface async await value result error module package version delta archive entry content'.split(' ');
+const WORDS =
+  'const let function return import export class interface async await value result error module package version delta archive entry content'.split(
+    ' ',
+  );
 
 function textLike(random: ReturnType<typeof generator>, length: number): Buffer {
   const parts: string[] = [];
   let size = 0;
   while (size < length) {
-    const line = Array.from({ length: 4 + random.below(10) }, () => WORDS[random.below(WORDS.length)]).join(' ') + `; // ${random.next().toString(16)}\n`;
+    const line =
+      Array.from({ length: 4 + random.below(10) }, () => WORDS[random.below(WORDS.length)]).join(' ') +
+      `; // ${random.next().toString(16)}\n`;
     parts.push(line);
     size += line.length;
   }
@@ -61,7 +66,12 @@ interface Row {
   exact: string;
 }
 
-async function measureDelta(directory: string, scenario: string, source: ZipEntrySpec[], target: ZipEntrySpec[]): Promise<Row> {
+async function measureDelta(
+  directory: string,
+  scenario: string,
+  source: ZipEntrySpec[],
+  target: ZipEntrySpec[],
+): Promise<Row> {
   const oldZip = join(directory, `${scenario}-old.zip`);
   const newZip = join(directory, `${scenario}-new.zip`);
   const patch = join(directory, `${scenario}.tbdelta`);
@@ -89,7 +99,8 @@ async function measureDelta(directory: string, scenario: string, source: ZipEntr
 async function executablePair(random: ReturnType<typeof generator>): Promise<{ oldBytes: Buffer; newBytes: Buffer }> {
   const oldBytes = (await readFile(process.execPath)).subarray(0, 10 * MIB);
   const changed = Buffer.from(oldBytes);
-  for (let region = 0; region < 5; region++) random.bytes(4096).copy(changed, Math.floor((changed.length * (region + 0.5)) / 5));
+  for (let region = 0; region < 5; region++)
+    random.bytes(4096).copy(changed, Math.floor((changed.length * (region + 0.5)) / 5));
   const pieces: Buffer[] = [];
   let last = 0;
   for (const fraction of [0.2, 0.5, 0.8]) {
@@ -117,7 +128,9 @@ async function compareEngines(directory: string, oldBytes: Buffer, newBytes: Buf
   const rebuilt = applyBinaryPatch(oldBytes, zstdPatch, newBytes.length);
   const zstdApply = (performance.now() - started) / 1000;
   if (!rebuilt.equals(newBytes)) throw new Error('zstd patch did not round-trip');
-  lines.push(`zstd-napi (raw dictionary, level 10): patch ${zstdPatch.length} bytes, create ${zstdCreate.toFixed(2)} s, apply ${zstdApply.toFixed(3)} s`);
+  lines.push(
+    `zstd-napi (raw dictionary, level 10): patch ${zstdPatch.length} bytes, create ${zstdCreate.toFixed(2)} s, apply ${zstdApply.toFixed(3)} s`,
+  );
 
   const require = createRequire(import.meta.url);
   let bsdiff: BsdiffModule;
@@ -141,7 +154,9 @@ async function compareEngines(directory: string, oldBytes: Buffer, newBytes: Buf
   const bsdiffApply = (performance.now() - started) / 1000;
   if (!(await readFile(outFile)).equals(newBytes)) throw new Error('bsdiff patch did not round-trip');
   const bsdiffSize = (await stat(patchFile)).size;
-  lines.push(`bsdiff-node (files only, bzip2): patch ${bsdiffSize} bytes, create ${bsdiffCreate.toFixed(2)} s, apply ${bsdiffApply.toFixed(3)} s`);
+  lines.push(
+    `bsdiff-node (files only, bzip2): patch ${bsdiffSize} bytes, create ${bsdiffCreate.toFixed(2)} s, apply ${bsdiffApply.toFixed(3)} s`,
+  );
   return lines;
 }
 
@@ -154,7 +169,10 @@ async function main(): Promise<void> {
     for (let index = 0; index < 200; index++) {
       const length = 40 * 1024 + random.below(24 * 1024);
       const content = index % 3 === 2 ? random.bytes(length) : textLike(random, length);
-      files.push({ path: `pkg/${index % 3 === 2 ? 'assets' : 'src'}/file-${index}.${index % 3 === 2 ? 'bin' : 'ts'}`, content });
+      files.push({
+        path: `pkg/${index % 3 === 2 ? 'assets' : 'src'}/file-${index}.${index % 3 === 2 ? 'bin' : 'ts'}`,
+        content,
+      });
     }
     const changedFiles = files.map((file, index) => {
       if (index !== 100) return file;
@@ -166,7 +184,12 @@ async function main(): Promise<void> {
 
     const rows = [
       await measureDelta(directory, 'package-200-files-one-changed', files, changedFiles),
-      await measureDelta(directory, 'single-executable-changed', [{ path: 'bin/tool', content: oldBytes }], [{ path: 'bin/tool', content: newBytes }]),
+      await measureDelta(
+        directory,
+        'single-executable-changed',
+        [{ path: 'bin/tool', content: oldBytes }],
+        [{ path: 'bin/tool', content: newBytes }],
+      ),
     ];
     const header = ['scenario', 'full_size', 'patch_size', 'ratio', 'create_s', 'apply_s', 'rebuild'];
     const table = rows.map((row) => [

@@ -31,7 +31,13 @@ import { LatestVersionsService } from '../src/modules/search/latest-versions.ser
 import { SearchIndexService } from '../src/modules/search/search-index.service.js';
 import { createHttpApp } from '../src/apps/create-http-app.js';
 import { RegistryAppModule, registryHttpAppOptions } from '../src/apps/registry.app-module.js';
-import { RESOLVE_GRAPH_SIZE, generateDiscoveryData, random, searchQueries, type DiscoveryData } from './support/discovery-data.js';
+import {
+  RESOLVE_GRAPH_SIZE,
+  generateDiscoveryData,
+  random,
+  searchQueries,
+  type DiscoveryData,
+} from './support/discovery-data.js';
 
 const PACKAGE_COUNT = Number(process.env.BENCH_PACKAGES ?? 100_000);
 const SEARCH_SAMPLES = 400;
@@ -87,7 +93,9 @@ async function insertAll(dataSource: DataSource, data: DiscoveryData): Promise<v
     keywords: pkg.keywords,
     readme: null,
     publisherId: data.publishers[pkg.publisherIndex].id,
-    latestVersion: [...pkg.versions].reverse().find((version) => !version.yanked)?.version ?? pkg.versions[pkg.versions.length - 1].version,
+    latestVersion:
+      [...pkg.versions].reverse().find((version) => !version.yanked)?.version ??
+      pkg.versions[pkg.versions.length - 1].version,
     totalDownloads: pkg.downloads,
     createdAt: now,
     updatedAt: now,
@@ -112,7 +120,13 @@ async function insertAll(dataSource: DataSource, data: DiscoveryData): Promise<v
   const bulk = async <T extends object>(target: new () => T, rows: T[]) => {
     await dataSource.transaction(async (manager) => {
       for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-        await manager.createQueryBuilder().insert().into(target).values(rows.slice(start, start + ROWS_PER_INSERT) as never).updateEntity(false).execute();
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(target)
+          .values(rows.slice(start, start + ROWS_PER_INSERT) as never)
+          .updateEntity(false)
+          .execute();
       }
     });
   };
@@ -132,14 +146,22 @@ async function startRegistry(databaseUrl: string | undefined) {
     RATE_LIMIT_AUTH_PER_HOUR: '10000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
-  const app: INestApplication = await createHttpApp(RegistryAppModule.forRoot(config), { ...registryHttpAppOptions(config), logger: false });
+  const app: INestApplication = await createHttpApp(RegistryAppModule.forRoot(config), {
+    ...registryHttpAppOptions(config),
+    logger: false,
+  });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${port}`, dataDir };
 }
 
 async function request(url: string, body?: unknown): Promise<any> {
-  const response = await fetch(url, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const response = await fetch(
+    url,
+    body === undefined
+      ? {}
+      : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } },
+  );
   if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
   return response.json();
 }
@@ -149,11 +171,14 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
   try {
     const dataSource = app.get(DataSource);
     const existing = Number((await dataSource.query('SELECT COUNT(*) AS n FROM packages'))[0].n);
-    if (existing !== 0 && existing !== data.packages.length) throw new Error(`the database holds ${existing} packages, not ${data.packages.length}: drop it first`);
+    if (existing !== 0 && existing !== data.packages.length)
+      throw new Error(`the database holds ${existing} packages, not ${data.packages.length}: drop it first`);
     const [insertMs] = existing === 0 ? await timed(() => insertAll(dataSource, data)) : [0];
     const [indexMs, indexed] = await timed(() => app.get(SearchIndexService).indexMissing());
     const terms = Number((await dataSource.query('SELECT COUNT(*) AS n FROM package_search_terms'))[0].n);
-    console.log(`${engine}: inserted ${data.packages.length} packages in ${(insertMs / 1000).toFixed(1)} s; indexed ${indexed} (${terms} terms) in ${(indexMs / 1000).toFixed(1)} s`);
+    console.log(
+      `${engine}: inserted ${data.packages.length} packages in ${(insertMs / 1000).toFixed(1)} s; indexed ${indexed} (${terms} terms) in ${(indexMs / 1000).toFixed(1)} s`,
+    );
     if (engine === 'mysql') {
       const settleMs = await settleMysql(dataSource);
       console.log(`${engine}: settled (purge done, statistics analyzed) in ${(settleMs / 1000).toFixed(1)} s`);
@@ -161,7 +186,8 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
 
     // What any request costs here (routing, guards, JSON), to read the figures below against.
     const baselineTimes: number[] = [];
-    for (let sample = 0; sample < 100; sample += 1) baselineTimes.push((await timed(() => request(`${baseUrl}/api/v1/health`)))[0]);
+    for (let sample = 0; sample < 100; sample += 1)
+      baselineTimes.push((await timed(() => request(`${baseUrl}/api/v1/health`)))[0]);
 
     const queries = searchQueries(data, SEARCH_SAMPLES);
     for (const query of queries.slice(0, 40)) await request(`${baseUrl}/api/v1/search?q=${encodeURIComponent(query)}`);
@@ -178,7 +204,9 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
     const suggestTimes: number[] = [];
     for (const query of queries.slice(0, 200)) {
       const prefix = query.slice(0, 4) || 'a';
-      const [ms] = await timed(() => request(`${baseUrl}/api/v1/search/suggest?q=${encodeURIComponent(prefix)}&limit=10`));
+      const [ms] = await timed(() =>
+        request(`${baseUrl}/api/v1/search/suggest?q=${encodeURIComponent(prefix)}&limit=10`),
+      );
       suggestTimes.push(ms);
     }
 
@@ -188,7 +216,9 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
     const batchServiceTimes: number[] = [];
     let reported = 0;
     for (let sample = 0; sample < BATCH_SAMPLES + 3; sample += 1) {
-      const names = Array.from({ length: 1000 }, (_, index) => (index % 10 === 9 ? `missing-${sample}-${index}` : data.packages[rng.below(data.packages.length)].name));
+      const names = Array.from({ length: 1000 }, (_, index) =>
+        index % 10 === 9 ? `missing-${sample}-${index}` : data.packages[rng.below(data.packages.length)].name,
+      );
       const [ms, body] = await timed(() => request(`${baseUrl}/api/v1/versions`, { names }));
       if (sample >= 3) batchTimes.push(ms);
       reported = Object.keys(body.versions).length;
@@ -199,22 +229,75 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
     const resolveTimes: number[] = [];
     let resolvedCount = 0;
     for (let sample = 0; sample < RESOLVE_SAMPLES + 3; sample += 1) {
-      const [ms, body] = await timed(() => request(`${baseUrl}/api/v1/resolve`, { requirements: [data.resolveRoot], toolbox_version: '1.0.0' }));
+      const [ms, body] = await timed(() =>
+        request(`${baseUrl}/api/v1/resolve`, { requirements: [data.resolveRoot], toolbox_version: '1.0.0' }),
+      );
       if (!body.success) throw new Error(`resolve failed: ${JSON.stringify(body.conflicts)}`);
       resolvedCount = Object.keys(body.resolved).length;
       if (sample >= 3) resolveTimes.push(ms);
     }
 
     return [
-      { engine, measure: 'baseline GET /api/v1/health', p50: percentile(baselineTimes, 0.5), p95: percentile(baselineTimes, 0.95), target: '—', note: 'HTTP and framework cost of any request' },
-      { engine, measure: `search (${SEARCH_SAMPLES} queries)`, p50: percentile(searchTimes, 0.5), p95: percentile(searchTimes, 0.95), target: 'p95 ≤ 30 ms', note: `slowest ${slowest.ms.toFixed(1)} ms for ${JSON.stringify(slowest.query)}` },
+      {
+        engine,
+        measure: 'baseline GET /api/v1/health',
+        p50: percentile(baselineTimes, 0.5),
+        p95: percentile(baselineTimes, 0.95),
+        target: '—',
+        note: 'HTTP and framework cost of any request',
+      },
+      {
+        engine,
+        measure: `search (${SEARCH_SAMPLES} queries)`,
+        p50: percentile(searchTimes, 0.5),
+        p95: percentile(searchTimes, 0.95),
+        target: 'p95 ≤ 30 ms',
+        note: `slowest ${slowest.ms.toFixed(1)} ms for ${JSON.stringify(slowest.query)}`,
+      },
       ...(emptyQueryTimes.length > 0
-        ? [{ engine, measure: `search, empty query (${emptyQueryTimes.length} of them)`, p50: percentile(emptyQueryTimes, 0.5), p95: percentile(emptyQueryTimes, 0.95), target: '—', note: 'counts every visible package' }]
+        ? [
+            {
+              engine,
+              measure: `search, empty query (${emptyQueryTimes.length} of them)`,
+              p50: percentile(emptyQueryTimes, 0.5),
+              p95: percentile(emptyQueryTimes, 0.95),
+              target: '—',
+              note: 'counts every visible package',
+            },
+          ]
         : []),
-      { engine, measure: 'suggest (200 prefixes)', p50: percentile(suggestTimes, 0.5), p95: percentile(suggestTimes, 0.95), target: '—', note: '' },
-      { engine, measure: 'batch versions, 1,000 names', p50: percentile(batchTimes, 0.5), p95: percentile(batchTimes, 0.95), target: '≤ 50 ms', note: `${reported} names answered` },
-      { engine, measure: 'batch versions, service only', p50: percentile(batchServiceTimes, 0.5), p95: percentile(batchServiceTimes, 0.95), target: '—', note: 'in-process, same names (no HTTP)' },
-      { engine, measure: `resolve ${RESOLVE_GRAPH_SIZE}-package graph`, p50: percentile(resolveTimes, 0.5), p95: percentile(resolveTimes, 0.95), target: '≤ 100 ms', note: `${resolvedCount} packages resolved` },
+      {
+        engine,
+        measure: 'suggest (200 prefixes)',
+        p50: percentile(suggestTimes, 0.5),
+        p95: percentile(suggestTimes, 0.95),
+        target: '—',
+        note: '',
+      },
+      {
+        engine,
+        measure: 'batch versions, 1,000 names',
+        p50: percentile(batchTimes, 0.5),
+        p95: percentile(batchTimes, 0.95),
+        target: '≤ 50 ms',
+        note: `${reported} names answered`,
+      },
+      {
+        engine,
+        measure: 'batch versions, service only',
+        p50: percentile(batchServiceTimes, 0.5),
+        p95: percentile(batchServiceTimes, 0.95),
+        target: '—',
+        note: 'in-process, same names (no HTTP)',
+      },
+      {
+        engine,
+        measure: `resolve ${RESOLVE_GRAPH_SIZE}-package graph`,
+        p50: percentile(resolveTimes, 0.5),
+        p95: percentile(resolveTimes, 0.95),
+        target: '≤ 100 ms',
+        note: `${resolvedCount} packages resolved`,
+      },
     ];
   } finally {
     await app.close();
@@ -235,7 +318,9 @@ async function settleMysql(dataSource: DataSource): Promise<number> {
     if (!row || Number(row.Value) < 1_000) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  await dataSource.query('ANALYZE TABLE packages, package_versions, publishers, package_search_terms, package_search_vocabulary');
+  await dataSource.query(
+    'ANALYZE TABLE packages, package_versions, publishers, package_search_terms, package_search_vocabulary',
+  );
   return performance.now() - started;
 }
 
@@ -247,7 +332,9 @@ async function withMysqlDatabase<T>(url: string, action: (databaseUrl: string) =
   const server = new URL(url);
   server.pathname = '/';
   const admin = await createConnection({ uri: server.toString() });
-  await admin.query(`CREATE DATABASE ${keep ? 'IF NOT EXISTS ' : ''}\`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.query(
+    `CREATE DATABASE ${keep ? 'IF NOT EXISTS ' : ''}\`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+  );
   try {
     const target = new URL(url);
     target.pathname = `/${database}`;
@@ -261,18 +348,30 @@ async function withMysqlDatabase<T>(url: string, action: (databaseUrl: string) =
 async function main(): Promise<void> {
   const [generateMs, data] = await timed(async () => generateDiscoveryData(PACKAGE_COUNT));
   const versions = data.packages.reduce((sum, pkg) => sum + pkg.versions.length, 0);
-  console.log(`generated ${data.packages.length} packages, ${versions} versions, ${data.publishers.length} publishers in ${(generateMs / 1000).toFixed(1)} s`);
+  console.log(
+    `generated ${data.packages.length} packages, ${versions} versions, ${data.publishers.length} publishers in ${(generateMs / 1000).toFixed(1)} s`,
+  );
   // BENCH_ENGINES=mysql runs one engine only (default: sqlite, plus mysql when BENCH_MYSQL_URL is set).
   const engines = (process.env.BENCH_ENGINES ?? 'sqlite,mysql').split(',');
   const rows = engines.includes('sqlite') ? await runOn('sqlite', undefined, data) : [];
   const mysqlUrl = process.env.BENCH_MYSQL_URL;
-  if (mysqlUrl && engines.includes('mysql')) rows.push(...(await withMysqlDatabase(mysqlUrl, (url) => runOn('mysql', url, data))));
+  if (mysqlUrl && engines.includes('mysql'))
+    rows.push(...(await withMysqlDatabase(mysqlUrl, (url) => runOn('mysql', url, data))));
 
   const header = ['engine', 'measure', 'p50 ms', 'p95 ms', 'target', 'note'];
-  const lines = rows.map((row) => [row.engine, row.measure, row.p50.toFixed(1), row.p95.toFixed(1), row.target, row.note]);
+  const lines = rows.map((row) => [
+    row.engine,
+    row.measure,
+    row.p50.toFixed(1),
+    row.p95.toFixed(1),
+    row.target,
+    row.note,
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
   const format = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
-  console.log(`\n${format(header)}\n|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|\n${lines.map(format).join('\n')}`);
+  console.log(
+    `\n${format(header)}\n|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|\n${lines.map(format).join('\n')}`,
+  );
 }
 
 main().catch((error) => {

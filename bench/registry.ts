@@ -30,13 +30,17 @@ const MIB = 1024 * 1024;
 const PACKAGES = 10_000;
 const CONNECTIONS = 10;
 const SECRET = 'bench-secret-0123456789abcdefghij';
-const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const argument = (name: string) =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
 const seconds = Number(argument('--seconds')) || 10;
 /** Registry worker processes (`tb registry --workers`); one per core by default. */
 const workers = argument('--workers') ?? 'auto';
 const mainScript = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.js');
 
-const WORDS = 'cloud sync task queue file watch server client crypto cache config log metric chart graph http socket auth token user theme icon widget table form parse render build deploy backup search index'.split(' ');
+const WORDS =
+  'cloud sync task queue file watch server client crypto cache config log metric chart graph http socket auth token user theme icon widget table form parse render build deploy backup search index'.split(
+    ' ',
+  );
 
 const packageName = (index: number) => `${WORDS[index % WORDS.length]}-${WORDS[(index * 7) % WORDS.length]}-${index}`;
 
@@ -46,29 +50,76 @@ async function seed(dataDir: string): Promise<void> {
   await dataSource.initialize();
   await dataSource.runMigrations();
   const now = new Date();
-  const user = { id: randomUUID(), platformUserId: 'bench', username: 'bench', email: null, isAdmin: false, createdAt: now, updatedAt: now };
+  const user = {
+    id: randomUUID(),
+    platformUserId: 'bench',
+    username: 'bench',
+    email: null,
+    isAdmin: false,
+    createdAt: now,
+    updatedAt: now,
+  };
   await dataSource.getRepository(RegistryAccountEntity).insert(user);
-  const publisher = { id: randomUUID(), name: 'bench', nameLower: 'bench', displayName: 'Bench', email: null, homepage: null, verificationStatus: 'verified' as const, ownerUserId: user.id, createdAt: now, updatedAt: now };
+  const publisher = {
+    id: randomUUID(),
+    name: 'bench',
+    nameLower: 'bench',
+    displayName: 'Bench',
+    email: null,
+    homepage: null,
+    verificationStatus: 'verified' as const,
+    ownerUserId: user.id,
+    createdAt: now,
+    updatedAt: now,
+  };
   await dataSource.getRepository(PublisherEntity).insert(publisher);
   const rows: Partial<PackageEntity>[] = [];
   for (let index = 0; index < PACKAGES; index += 1) {
     const name = packageName(index);
     rows.push({
-      id: randomUUID(), name, nameLower: name, displayName: name.replace(/-/g, ' '),
+      id: randomUUID(),
+      name,
+      nameLower: name,
+      displayName: name.replace(/-/g, ' '),
       description: `A ${WORDS[(index * 3) % WORDS.length]} module for ${WORDS[(index * 5) % WORDS.length]} work`,
-      packageType: 'mod', visibility: 'public', homepage: null, repository: null, license: 'MIT', keywords: [WORDS[index % WORDS.length]],
-      readme: null, publisherId: publisher.id, latestVersion: null, totalDownloads: index, createdAt: now, updatedAt: now,
+      packageType: 'mod',
+      visibility: 'public',
+      homepage: null,
+      repository: null,
+      license: 'MIT',
+      keywords: [WORDS[index % WORDS.length]],
+      readme: null,
+      publisherId: publisher.id,
+      latestVersion: null,
+      totalDownloads: index,
+      createdAt: now,
+      updatedAt: now,
     });
   }
-  for (let start = 0; start < rows.length; start += 500) await dataSource.getRepository(PackageEntity).insert(rows.slice(start, start + 500));
+  for (let start = 0; start < rows.length; start += 500)
+    await dataSource.getRepository(PackageEntity).insert(rows.slice(start, start + 500));
   await dataSource.destroy();
 }
 
-async function startServer(dataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, [mainScript, 'registry', '--port', '0', '--data-dir', dataDir, '--workers', workers], {
-    env: { ...process.env, PLATFORM_JWT_SECRET: SECRET, HOST: '127.0.0.1', RATE_LIMIT_ANON_PER_HOUR: '100000000', RATE_LIMIT_AUTH_PER_HOUR: '100000000', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function startServer(
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(
+    process.execPath,
+    [mainScript, 'registry', '--port', '0', '--data-dir', dataDir, '--workers', workers],
+    {
+      env: {
+        ...process.env,
+        PLATFORM_JWT_SECRET: SECRET,
+        HOST: '127.0.0.1',
+        RATE_LIMIT_ANON_PER_HOUR: '100000000',
+        RATE_LIMIT_AUTH_PER_HOUR: '100000000',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -94,14 +145,24 @@ function runCommand(command: string, args: string[]): Promise<string> {
 
 /** Resident memory of the registry: its process and, when clustered, its workers. */
 async function rssOf(pid: number): Promise<number> {
-  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(/\s+/).filter(Boolean).map(Number);
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => ''))
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
   const sizes = await Promise.all(
-    [pid, ...children].map((id) => readFile(`/proc/${id}/status`, 'utf8').then((text) => Number(/VmRSS:\s+(\d+)/.exec(text)?.[1] ?? 0) * 1024, () => 0)),
+    [pid, ...children].map((id) =>
+      readFile(`/proc/${id}/status`, 'utf8').then(
+        (text) => Number(/VmRSS:\s+(\d+)/.exec(text)?.[1] ?? 0) * 1024,
+        () => 0,
+      ),
+    ),
   );
   return sizes.reduce((sum, size) => sum + size, 0);
 }
 
-async function detailLoad(baseUrl: string): Promise<{ requests: number; rps: number; p50: number; p99: number; errors: number }> {
+async function detailLoad(
+  baseUrl: string,
+): Promise<{ requests: number; rps: number; p50: number; p99: number; errors: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const latencies: number[] = [];
   let errors = 0;
@@ -109,10 +170,14 @@ async function detailLoad(baseUrl: string): Promise<{ requests: number; rps: num
   const get = (path: string) =>
     new Promise<number>((resolve) => {
       const started = process.hrtime.bigint();
-      http.get(`${baseUrl}${path}`, { agent }, (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode === 200 ? Number(process.hrtime.bigint() - started) / 1e6 : -1));
-      }).on('error', () => resolve(-1));
+      http
+        .get(`${baseUrl}${path}`, { agent }, (response) => {
+          response.resume();
+          response.on('end', () =>
+            resolve(response.statusCode === 200 ? Number(process.hrtime.bigint() - started) / 1e6 : -1),
+          );
+        })
+        .on('error', () => resolve(-1));
     });
   // Warm-up, then the measured run.
   await Promise.all(Array.from({ length: 200 }, (_, i) => get(`/api/v1/packages/${packageName(i)}`)));
@@ -139,7 +204,10 @@ async function detailLoad(baseUrl: string): Promise<{ requests: number; rps: num
  * wrk (Debian package `wrk`) is the preferred load generator: a C client leaves the 2-core machine's
  * CPU to the server. Without it, the Node client above is used (it competes with the server for CPU).
  */
-async function wrkLoad(baseUrl: string, scriptDir: string): Promise<{ requests: number; rps: number; p50: number; p99: number; errors: number } | null> {
+async function wrkLoad(
+  baseUrl: string,
+  scriptDir: string,
+): Promise<{ requests: number; rps: number; p50: number; p99: number; errors: number } | null> {
   const which = spawnSync('sh', ['-c', 'command -v wrk']);
   if (which.status !== 0) return null;
   const script = join(scriptDir, 'detail.lua');
@@ -148,7 +216,10 @@ async function wrkLoad(baseUrl: string, scriptDir: string): Promise<{ requests: 
     script,
     `local names = {${names}}\nlocal n = #names\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/api/v1/packages/" .. names[math.random(1, n)])\nend\n`,
   );
-  const run = (duration: number) => spawnSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', '-s', script, baseUrl], { encoding: 'utf8' });
+  const run = (duration: number) =>
+    spawnSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', '-s', script, baseUrl], {
+      encoding: 'utf8',
+    });
   run(2);
   const output = run(seconds).stdout;
   const milliseconds = (label: string) => {
@@ -158,16 +229,25 @@ async function wrkLoad(baseUrl: string, scriptDir: string): Promise<{ requests: 
   };
   const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
-  return { requests, rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0), p50: milliseconds('50'), p99: milliseconds('99'), errors };
+  return {
+    requests,
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
+    p50: milliseconds('50'),
+    p99: milliseconds('99'),
+    errors,
+  };
 }
 
 async function writeBigZip(path: string): Promise<number> {
   const zip = new yazl.ZipFile();
   // Incompressible content, stored: the worst case for hashing and inspection throughput per byte.
-  for (let index = 0; index < 20; index += 1) zip.addBuffer(randomBytes(5 * MIB), `payload/part-${index}.bin`, { compress: false });
+  for (let index = 0; index < 20; index += 1)
+    zip.addBuffer(randomBytes(5 * MIB), `payload/part-${index}.bin`, { compress: false });
   zip.addBuffer(Buffer.from('{"name":"big"}'), 'tb-mod.json');
   zip.end();
-  await new Promise<void>((resolve, reject) => zip.outputStream.pipe(createWriteStream(path)).on('close', resolve).on('error', reject));
+  await new Promise<void>((resolve, reject) =>
+    zip.outputStream.pipe(createWriteStream(path)).on('close', resolve).on('error', reject),
+  );
   return (await stat(path)).size;
 }
 
@@ -197,7 +277,20 @@ async function main(): Promise<void> {
       let uploadSeconds: number;
       if (curl) {
         // Asynchronous, so the RSS sampler keeps running during the upload.
-        const output = await runCommand('curl', ['-sS', '-X', 'POST', uploadUrl, '-H', `authorization: Bearer ${token}`, '-F', 'version=1.0.0', '-F', `file=@${zipPath}`, '-w', '\n%{http_code} %{time_total}']);
+        const output = await runCommand('curl', [
+          '-sS',
+          '-X',
+          'POST',
+          uploadUrl,
+          '-H',
+          `authorization: Bearer ${token}`,
+          '-F',
+          'version=1.0.0',
+          '-F',
+          `file=@${zipPath}`,
+          '-w',
+          '\n%{http_code} %{time_total}',
+        ]);
         const lines = output.trim().split('\n');
         const [code, time] = lines.pop()!.split(' ');
         if (code !== '201') throw new Error(`upload failed: ${code} ${lines.join('\n')}`);
@@ -208,7 +301,11 @@ async function main(): Promise<void> {
         form.append('version', '1.0.0');
         form.append('file', await openAsBlob(zipPath), 'big.zip');
         started = Date.now();
-        const upload = await fetch(uploadUrl, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
+        const upload = await fetch(uploadUrl, {
+          method: 'POST',
+          body: form,
+          headers: { authorization: `Bearer ${token}` },
+        });
         uploadSeconds = (Date.now() - started) / 1000;
         uploaded = (await upload.json()) as { download_url: string };
         if (upload.status !== 201) throw new Error(`upload failed: ${upload.status} ${JSON.stringify(uploaded)}`);
@@ -218,7 +315,11 @@ async function main(): Promise<void> {
       let downloaded = 0;
       let downloadSeconds: number;
       if (curl) {
-        const result = spawnSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{size_download} %{time_total}', uploaded.download_url], { encoding: 'utf8' });
+        const result = spawnSync(
+          'curl',
+          ['-sS', '-o', '/dev/null', '-w', '%{size_download} %{time_total}', uploaded.download_url],
+          { encoding: 'utf8' },
+        );
         const [size, time] = result.stdout.trim().split(' ');
         downloaded = Number(size);
         downloadSeconds = Number(time);
@@ -233,13 +334,23 @@ async function main(): Promise<void> {
         ['detail GET throughput (10 connections)', `${load.rps.toFixed(0)} req/s`, '≥ 4,000 req/s'],
         ['detail GET p50 / p99', `${load.p50.toFixed(2)} / ${load.p99.toFixed(2)} ms`, ''],
         ['detail GET requests / errors', `${load.requests} / ${load.errors} (${loadClient})`, ''],
-        [`upload + inspection, ${(zipSize / MIB).toFixed(1)} MiB ZIP`, `${uploadSeconds.toFixed(2)} s = ${(zipSize / MIB / uploadSeconds).toFixed(0)} MiB/s`, '≥ 100 MiB/s'],
+        [
+          `upload + inspection, ${(zipSize / MIB).toFixed(1)} MiB ZIP`,
+          `${uploadSeconds.toFixed(2)} s = ${(zipSize / MIB / uploadSeconds).toFixed(0)} MiB/s`,
+          '≥ 100 MiB/s',
+        ],
         ['server peak RSS growth during upload', `${((peakRss - baselineRss) / MIB).toFixed(1)} MiB`, '< 64 MiB'],
-        ['download of that file (signed URL)', `${(downloaded / MIB / downloadSeconds).toFixed(0)} MiB/s (${downloadSeconds.toFixed(2)} s)`, ''],
+        [
+          'download of that file (signed URL)',
+          `${(downloaded / MIB / downloadSeconds).toFixed(0)} MiB/s (${downloadSeconds.toFixed(2)} s)`,
+          '',
+        ],
         ['upload/download client', curl ? 'curl' : 'Node fetch', ''],
       ];
       const width = Math.max(...rows.map((row) => row[0].length));
-      console.log(`\nRegistry benchmark — SQLite, ${PACKAGES} packages, ${seconds} s load, --workers ${workers}, node ${process.version}`);
+      console.log(
+        `\nRegistry benchmark — SQLite, ${PACKAGES} packages, ${seconds} s load, --workers ${workers}, node ${process.version}`,
+      );
       console.log(`${'measure'.padEnd(width)} | result | target`);
       for (const [measure, result, target] of rows) console.log(`${measure.padEnd(width)} | ${result} | ${target}`);
     } finally {

@@ -24,17 +24,28 @@ const SEARCH_SAMPLES = 400;
 
 async function main(): Promise<void> {
   const databaseUrl = process.env.BENCH_MYSQL_URL;
-  if (!databaseUrl) throw new Error('Set BENCH_MYSQL_URL to the database kept by the discovery benchmark (BENCH_KEEP=1)');
+  if (!databaseUrl)
+    throw new Error('Set BENCH_MYSQL_URL to the database kept by the discovery benchmark (BENCH_KEEP=1)');
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-accuracy-'));
-  const config = loadConfig({ PLATFORM_JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: databaseUrl });
-  const app = await createHttpApp(RegistryAppModule.forRoot(config), { ...registryHttpAppOptions(config), logger: false });
+  const config = loadConfig({
+    PLATFORM_JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop',
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+  });
+  const app = await createHttpApp(RegistryAppModule.forRoot(config), {
+    ...registryHttpAppOptions(config),
+    logger: false,
+  });
   try {
     const search = app.get(SearchService);
     const data = generateDiscoveryData(Number(process.env.BENCH_PACKAGES ?? 100_000));
     const queries = [...new Set(searchQueries(data, SEARCH_SAMPLES))].filter((query) => query.trim() !== '');
     // Per shape of query: one word, several words, a package name (holds `-`, `_` or a capital).
     const shapes = new Map<string, { queries: number; samePage: number; sameTop5: number }>();
-    const shapeOf = (query: string) => (/[-_.]|[A-Z]/.test(query) ? 'package name or part' : query.trim().includes(' ') ? 'several words' : 'one word');
+    const shapeOf = (query: string) =>
+      /[-_.]|[A-Z]/.test(query) ? 'package name or part' : query.trim().includes(' ') ? 'several words' : 'one word';
     let samePage = 0;
     let sameTop5 = 0;
     let sameTotal = 0;
@@ -57,7 +68,10 @@ async function main(): Promise<void> {
       if (fastNames.join() === exactNames.join()) {
         samePage += 1;
         shape.samePage += 1;
-      } else if (disagreements.length < 5) disagreements.push(`${JSON.stringify(query)}: fast ${fastNames.slice(0, 8).join(' ')} … / exact ${exactNames.slice(0, 8).join(' ')} …`);
+      } else if (disagreements.length < 5)
+        disagreements.push(
+          `${JSON.stringify(query)}: fast ${fastNames.slice(0, 8).join(' ')} … / exact ${exactNames.slice(0, 8).join(' ')} …`,
+        );
       if (fastNames.slice(0, 5).join() === exactNames.slice(0, 5).join()) {
         sameTop5 += 1;
         shape.sameTop5 += 1;
@@ -71,9 +85,13 @@ async function main(): Promise<void> {
     console.log(`| same top 5 | ${sameTop5} (${percent(sameTop5)}) |`);
     console.log(`| same total (exact up to 1,000) | ${sameTotal} (${percent(sameTotal)}) |`);
     for (const [name, shape] of [...shapes].sort()) {
-      console.log(`| ${name}: queries, same page, same top 5 | ${shape.queries}, ${shape.samePage} (${((100 * shape.samePage) / shape.queries).toFixed(1)} %), ${shape.sameTop5} (${((100 * shape.sameTop5) / shape.queries).toFixed(1)} %) |`);
+      console.log(
+        `| ${name}: queries, same page, same top 5 | ${shape.queries}, ${shape.samePage} (${((100 * shape.samePage) / shape.queries).toFixed(1)} %), ${shape.sameTop5} (${((100 * shape.sameTop5) / shape.queries).toFixed(1)} %) |`,
+      );
     }
-    console.log(`| mean time, fast path / exact ranking | ${(fastMs / queries.length).toFixed(1)} ms / ${(exactMs / queries.length).toFixed(1)} ms |`);
+    console.log(
+      `| mean time, fast path / exact ranking | ${(fastMs / queries.length).toFixed(1)} ms / ${(exactMs / queries.length).toFixed(1)} ms |`,
+    );
     if (disagreements.length > 0) console.log(`\nSome disagreements:\n${disagreements.join('\n')}`);
   } finally {
     await app.close();

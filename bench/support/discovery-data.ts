@@ -64,7 +64,10 @@ export function random(seed: number) {
   };
 }
 
-const PREFIXES = 'cloud data fast micro open smart auto quick simple tiny hyper meta neo safe deep live lazy super ultra easy'.split(' ');
+const PREFIXES =
+  'cloud data fast micro open smart auto quick simple tiny hyper meta neo safe deep live lazy super ultra easy'.split(
+    ' ',
+  );
 const NOUNS = (
   'sync cache queue store parser router logger tracer metrics vault bridge agent shell editor theme widget panel chart graph ' +
   'table form grid layout canvas render image video audio voice mail chat notify auth token session crypto hash diff patch ' +
@@ -73,7 +76,10 @@ const NOUNS = (
   'markdown yaml json csv xml sql orm migrate schema model vector embed llm prompt agent chain tool plugin kit box core'
 ).split(' ');
 const SUFFIXES = 'js kit lib tools utils core plus pro lite x hub io mod ui cli sdk'.split(' ');
-const VERBS = 'Synchronises Caches Parses Routes Logs Traces Renders Indexes Schedules Streams Validates Formats Converts Encrypts Compresses Monitors Exports Imports Generates Manages'.split(' ');
+const VERBS =
+  'Synchronises Caches Parses Routes Logs Traces Renders Indexes Schedules Streams Validates Formats Converts Encrypts Compresses Monitors Exports Imports Generates Manages'.split(
+    ' ',
+  );
 const OBJECTS = (
   'files folders notes tasks events messages metrics logs images videos documents tables records settings secrets tokens ' +
   'sessions requests responses packages modules themes widgets dashboards charts reports backups archives emails feeds prompts models vectors'
@@ -82,18 +88,28 @@ const QUALIFIERS = (
   'across devices in real time with zero configuration for small teams on any platform using plain text without a server ' +
   'with end-to-end encryption in the browser from the command line with offline support at scale for ToolBox'
 ).split(' ');
-const ADJECTIVES = 'fast lightweight reliable minimal modern secure extensible portable friendly powerful tiny robust flexible elegant'.split(' ');
-const TAGS = 'productivity developer security ai storage network ui theme data automation media testing docs cloud cli sync'.split(' ');
+const ADJECTIVES =
+  'fast lightweight reliable minimal modern secure extensible portable friendly powerful tiny robust flexible elegant'.split(
+    ' ',
+  );
+const TAGS =
+  'productivity developer security ai storage network ui theme data automation media testing docs cloud cli sync'.split(
+    ' ',
+  );
 const TYPES = ['mod', 'mod', 'mod', 'library', 'library', 'theme', 'plugin'] as const;
 
 function uuidFrom(index: number, salt: number): string {
-  const hex = (index * 2654435761 + salt).toString(16).padStart(8, '0').slice(-8) + index.toString(16).padStart(24, '0');
+  const hex =
+    (index * 2654435761 + salt).toString(16).padStart(8, '0').slice(-8) + index.toString(16).padStart(24, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 function sentence(rng: ReturnType<typeof random>, words: number): string {
   const parts = [rng.pick(VERBS), OBJECTS[rng.skewed(OBJECTS.length)]];
-  while (parts.length < words) parts.push(rng.next() < 0.5 ? ADJECTIVES[rng.skewed(ADJECTIVES.length)] : QUALIFIERS[rng.skewed(QUALIFIERS.length)]);
+  while (parts.length < words)
+    parts.push(
+      rng.next() < 0.5 ? ADJECTIVES[rng.skewed(ADJECTIVES.length)] : QUALIFIERS[rng.skewed(QUALIFIERS.length)],
+    );
   return `${parts.join(' ')}.`;
 }
 
@@ -112,11 +128,15 @@ export function generateDiscoveryData(packageCount: number, publisherCount = 200
     const noun = NOUNS[rng.skewed(NOUNS.length)];
     const shape = rng.below(5);
     let name =
-      shape === 0 ? `${prefix}-${noun}` :
-      shape === 1 ? `${noun}-${rng.pick(SUFFIXES)}` :
-      shape === 2 ? `${prefix}${noun[0].toUpperCase()}${noun.slice(1)}` :
-      shape === 3 ? `${prefix}-${noun}-${rng.pick(SUFFIXES)}` :
-      `${noun}_${rng.pick(NOUNS)}`;
+      shape === 0
+        ? `${prefix}-${noun}`
+        : shape === 1
+          ? `${noun}-${rng.pick(SUFFIXES)}`
+          : shape === 2
+            ? `${prefix}${noun[0].toUpperCase()}${noun.slice(1)}`
+            : shape === 3
+              ? `${prefix}-${noun}-${rng.pick(SUFFIXES)}`
+              : `${noun}_${rng.pick(NOUNS)}`;
     if (taken.has(name.toLowerCase())) name = `${name}-${index.toString(36)}`;
     taken.add(name.toLowerCase());
     const keywords = Array.from({ length: rng.below(4) }, () => TAGS[rng.skewed(TAGS.length)]);
@@ -124,11 +144,12 @@ export function generateDiscoveryData(packageCount: number, publisherCount = 200
       id: uuidFrom(index, 13),
       name,
       displayName: `${prefix[0].toUpperCase()}${prefix.slice(1)} ${noun[0].toUpperCase()}${noun.slice(1)}`,
-      description: `${sentence(rng, 6 + rng.below(6))} ${rng.next() < 0.5 ? sentence(rng, 4 + rng.below(4)) : ''}`.trim(),
+      description:
+        `${sentence(rng, 6 + rng.below(6))} ${rng.next() < 0.5 ? sentence(rng, 4 + rng.below(4)) : ''}`.trim(),
       keywords: [...new Set(keywords)],
       packageType: rng.pick(TYPES),
       publisherIndex: rng.skewed(publisherCount),
-      downloads: Math.floor(2_000_000 / (1 + rng.skewed(packageCount)) ** 1.1 * rng.next()),
+      downloads: Math.floor((2_000_000 / (1 + rng.skewed(packageCount)) ** 1.1) * rng.next()),
       level: 0,
       versions: [],
     });

@@ -33,7 +33,13 @@ export class AppCoreAppModule {
   static forRoot(config: PlatformConfig, overrides: Partial<AppCoreOptions> = {}): DynamicModule {
     return {
       module: AppCoreAppModule,
-      imports: [ModsModule.forRoot({ appCore: appCoreOptionsFrom(config, overrides), modsDir: config.appCore.modsDir, hostVersion: config.version })],
+      imports: [
+        ModsModule.forRoot({
+          appCore: appCoreOptionsFrom(config, overrides),
+          modsDir: config.appCore.modsDir,
+          hostVersion: config.version,
+        }),
+      ],
     };
   }
 }

@@ -59,7 +59,11 @@ async function call(base: string, path: string, init: RequestInit = {}) {
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
 }
 
-const postJson = (body: string): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const postJson = (body: string): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body,
+});
 
 describe('createHttpApp', () => {
   const apps: INestApplication[] = [];
@@ -105,7 +109,12 @@ describe('createHttpApp', () => {
       expect(body).toEqual({
         error: 'InputError',
         origin: null,
-        result: { data_to: 'API', data_info: 'NOT_FOUND', data: { code: 'NOT_FOUND', request_id: headers.get('x-request-id') }, data_type: 'json' },
+        result: {
+          data_to: 'API',
+          data_info: 'NOT_FOUND',
+          data: { code: 'NOT_FOUND', request_id: headers.get('x-request-id') },
+          data_type: 'json',
+        },
         info: { exec_code: 404, help_text: 'No such thing' },
       });
       expect(Result.isWire(body)).toBe(true);
@@ -127,14 +136,18 @@ describe('createHttpApp', () => {
       const base = await start({ errorFormat: 'openai' });
       const limited = await call(base, '/probe/limited');
       expect(limited.status).toBe(429);
-      expect(limited.body).toEqual({ error: { message: 'Slow down', type: 'rate_limit_error', param: null, code: 'rate_limited' } });
+      expect(limited.body).toEqual({
+        error: { message: 'Slow down', type: 'rate_limit_error', param: null, code: 'rate_limited' },
+      });
     });
 
     it('names the first invalid field as param of an invalid_request_error', async () => {
       const base = await start({ errorFormat: 'openai' });
       const { status, body } = await call(base, '/probe/invalid');
       expect(status).toBe(422);
-      expect(body).toEqual({ error: { message: 'Bad fields', type: 'invalid_request_error', param: 'version', code: 'unprocessable_entity' } });
+      expect(body).toEqual({
+        error: { message: 'Bad fields', type: 'invalid_request_error', param: 'version', code: 'unprocessable_entity' },
+      });
     });
   });
 
@@ -146,7 +159,11 @@ describe('createHttpApp', () => {
       expect(body).toEqual({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32601, message: 'No such thing', data: { code: 'NOT_FOUND', request_id: headers.get('x-request-id') } },
+        error: {
+          code: -32601,
+          message: 'No such thing',
+          data: { code: 'NOT_FOUND', request_id: headers.get('x-request-id') },
+        },
       });
     });
 
@@ -209,7 +226,7 @@ describe('createHttpApp', () => {
   });
 
   describe('listen', () => {
-    it('listens on the host and port of the service\'s configuration section and returns its URL', async () => {
+    it("listens on the host and port of the service's configuration section and returns its URL", async () => {
       const app = await createHttpApp(ProbeModule, { title: 'probe', description: 'probe', logger: false });
       apps.push(app);
       const url = await listen(app, { host: '127.0.0.1', port: 0 }, 'Probe');

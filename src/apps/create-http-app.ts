@@ -44,7 +44,11 @@ export const DEFAULT_DOCS_PATH = 'api/docs';
 /** Quiet by default: the banner, warnings and errors; Nest's module and route dumps only with DEBUG. */
 function platformLogger(options: HttpAppOptions): PlatformLogger {
   const format = options.log?.format ?? 'auto';
-  return new PlatformLogger({ format: format === 'auto' ? null : format, level: options.log?.level, debug: options.debug });
+  return new PlatformLogger({
+    format: format === 'auto' ? null : format,
+    level: options.log?.level,
+    debug: options.debug,
+  });
 }
 
 /** Builds a service's Nest application with the platform's shared HTTP conventions. */
@@ -76,9 +80,13 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
       .setTitle(options.title)
       .setDescription(options.description)
       .setVersion(options.apiVersion ?? '1.0');
-    const document = SwaggerModule.createDocument(app, addAuthSecuritySchemes(builder, options.auth ?? { strategies: ['jwt'] }).build(), {
-      operationIdFactory: operationIdOf,
-    });
+    const document = SwaggerModule.createDocument(
+      app,
+      addAuthSecuritySchemes(builder, options.auth ?? { strategies: ['jwt'] }).build(),
+      {
+        operationIdFactory: operationIdOf,
+      },
+    );
     SwaggerModule.setup(path, app, document, { jsonDocumentUrl: `${path}-json`, yamlDocumentUrl: `${path}-yaml` });
   }
   return app;

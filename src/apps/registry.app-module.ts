@@ -55,7 +55,8 @@ export class RegistryAppModule {
 export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   return {
     title: 'Toolbox Platform — package and artifact registry',
-    description: 'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
+    description:
+      'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
     debug: config.debug,
     log: config.log,
     errorFormat: 'registry',

@@ -24,15 +24,25 @@ export function effectiveLevel(request: AuthenticatedRequest): number {
  * Whether an identified (or anonymous) caller meets a route's rule: 401 when a credential is needed and
  * none was sent, 403 naming the need when the credential falls short.
  */
-export function assertAccess(rule: AccessRule, request: AuthenticatedRequest, strategies: readonly AuthStrategyName[]): void {
+export function assertAccess(
+  rule: AccessRule,
+  request: AuthenticatedRequest,
+  strategies: readonly AuthStrategyName[],
+): void {
   const principal = request.principal;
   if (!principal) {
     if (rule.public) return;
-    throw new PlatformError('UNAUTHORIZED', `Authentication required: send ${strategies.map((name) => HOW_TO_SEND[name]).join(' or ')}`);
+    throw new PlatformError(
+      'UNAUTHORIZED',
+      `Authentication required: send ${strategies.map((name) => HOW_TO_SEND[name]).join(' or ')}`,
+    );
   }
   if (rule.admin && !isAdmin(request)) throw new PlatformError('FORBIDDEN', 'Admin required');
   if (rule.permission && !isAdmin(request) && !hasPermission(principal.permissions, rule.permission)) {
-    throw new PlatformError('FORBIDDEN', `Permission "${rule.permission}" required (this credential has: ${principal.permissions.join(', ') || 'none'})`);
+    throw new PlatformError(
+      'FORBIDDEN',
+      `Permission "${rule.permission}" required (this credential has: ${principal.permissions.join(', ') || 'none'})`,
+    );
   }
   if (rule.level !== undefined && !hasAccessLevel(effectiveLevel(request), rule.level)) {
     throw new PlatformError(

@@ -40,8 +40,18 @@ describe('hasAccessLevel', () => {
 
 describe('access level names', () => {
   it('names the four seed levels and nothing else', () => {
-    expect([ADMIN, NOT_LOGGED_IN, LOGGED_IN, TRUSTED].map(accessLevelName)).toEqual(['ADMIN', 'NOT_LOGGED_IN', 'LOGGED_IN', 'TRUSTED']);
+    expect([ADMIN, NOT_LOGGED_IN, LOGGED_IN, TRUSTED].map(accessLevelName)).toEqual([
+      'ADMIN',
+      'NOT_LOGGED_IN',
+      'LOGGED_IN',
+      'TRUSTED',
+    ]);
     expect(accessLevelName(7)).toBe('7');
-    expect([isAccessLevel(-1), isAccessLevel(2), isAccessLevel(3), isAccessLevel('1')]).toEqual([true, true, false, false]);
+    expect([isAccessLevel(-1), isAccessLevel(2), isAccessLevel(3), isAccessLevel('1')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 });

@@ -1,5 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiForbiddenResponse, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiExtension,
+  ApiForbiddenResponse,
+  ApiSecurity,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { ACCESS_LEVEL, accessLevelName } from './access-level.js';
 import type { Permission } from './permissions.js';
 import { ErrorResponseDto } from '../common/openapi.js';
@@ -29,15 +36,23 @@ export interface AccessRule {
 function mergeAccess(rule: AccessRule): ClassDecorator & MethodDecorator {
   const decorate = (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor): void => {
     const holder: object = descriptor ? descriptor.value : target;
-    Reflect.defineMetadata(ACCESS_METADATA, { ...(Reflect.getMetadata(ACCESS_METADATA, holder) ?? {}), ...rule }, holder);
+    Reflect.defineMetadata(
+      ACCESS_METADATA,
+      { ...(Reflect.getMetadata(ACCESS_METADATA, holder) ?? {}), ...rule },
+      holder,
+    );
   };
   return decorate as ClassDecorator & MethodDecorator;
 }
 
-const unauthorizedResponse = ApiUnauthorizedResponse({ description: 'Missing, expired or invalid credential', type: ErrorResponseDto });
+const unauthorizedResponse = ApiUnauthorizedResponse({
+  description: 'Missing, expired or invalid credential',
+  type: ErrorResponseDto,
+});
 
 /** Opts a route out of the default "authenticated" rule. */
-export const Public = (options: { ignoreToken?: boolean } = {}) => mergeAccess({ public: true, ignoreToken: options.ignoreToken ?? false });
+export const Public = (options: { ignoreToken?: boolean } = {}) =>
+  mergeAccess({ public: true, ignoreToken: options.ignoreToken ?? false });
 
 /** States the need (and documents it in OpenAPI): a valid credential, and optionally an admin. */
 export const Authenticated = (options: { admin?: boolean } = {}) =>
@@ -56,7 +71,10 @@ export const RequirePermission = (permission: Permission) =>
     ApiBearerAuth(),
     ApiExtension('x-required-permission', permission),
     unauthorizedResponse,
-    ApiForbiddenResponse({ description: `Needs permission "${permission}" (an admin key holds every permission)`, type: ErrorResponseDto }),
+    ApiForbiddenResponse({
+      description: `Needs permission "${permission}" (an admin key holds every permission)`,
+      type: ErrorResponseDto,
+    }),
   );
 
 /**
@@ -71,5 +89,11 @@ export const RequireLevel = (level: number) =>
     ApiExtension('x-required-level', level),
     ...(level === ACCESS_LEVEL.NOT_LOGGED_IN
       ? []
-      : [unauthorizedResponse, ApiForbiddenResponse({ description: `Needs access level ${accessLevelName(level)} (${level}) or higher; ADMIN (-1) passes`, type: ErrorResponseDto })]),
+      : [
+          unauthorizedResponse,
+          ApiForbiddenResponse({
+            description: `Needs access level ${accessLevelName(level)} (${level}) or higher; ADMIN (-1) passes`,
+            type: ErrorResponseDto,
+          }),
+        ]),
   );

@@ -6,7 +6,13 @@ import { assertAccess } from './access-check.js';
 import { ACCESS_METADATA, type AccessRule } from './access.decorators.js';
 import { AUTH_STRATEGIES } from './auth.options.js';
 import { presentsCredential } from './credentials.js';
-import { USER_RESOLVER, type AuthenticatedRequest, type AuthStrategy, type Principal, type UserResolver } from './principal.js';
+import {
+  USER_RESOLVER,
+  type AuthenticatedRequest,
+  type AuthStrategy,
+  type Principal,
+  type UserResolver,
+} from './principal.js';
 
 export { bearerToken } from './credentials.js';
 export { isAdmin } from './access-check.js';
@@ -38,7 +44,11 @@ export class AuthGuard implements CanActivate, OnModuleInit {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_METADATA, [context.getHandler(), context.getClass()]) ?? {};
+    const rule =
+      this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_METADATA, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? {};
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     if (rule.ignoreToken) return true;
 
@@ -47,7 +57,11 @@ export class AuthGuard implements CanActivate, OnModuleInit {
       request.principal = principal;
       if (this.users) request.user = await this.users.resolve(principal);
     }
-    assertAccess(rule, request, this.strategies.map((strategy) => strategy.name));
+    assertAccess(
+      rule,
+      request,
+      this.strategies.map((strategy) => strategy.name),
+    );
     return true;
   }
 
@@ -57,7 +71,10 @@ export class AuthGuard implements CanActivate, OnModuleInit {
       if (principal) return principal;
     }
     if (presentsCredential(request)) {
-      throw new PlatformError('UNAUTHORIZED', `Authentication failed: this service accepts ${this.strategies.map((strategy) => strategy.name).join(', ')} credentials only`);
+      throw new PlatformError(
+        'UNAUTHORIZED',
+        `Authentication failed: this service accepts ${this.strategies.map((strategy) => strategy.name).join(', ')} credentials only`,
+      );
     }
     return null;
   }

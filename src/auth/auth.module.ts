@@ -21,7 +21,11 @@ const STRATEGY_CLASSES: Record<AuthStrategyName, Type<AuthStrategy>> = {
 
 /** The service's strategies, in the configured order, for the guard. */
 function strategiesProvider(names: readonly AuthStrategyName[]): Provider {
-  return { provide: AUTH_STRATEGIES, inject: names.map((name) => STRATEGY_CLASSES[name]), useFactory: (...strategies: AuthStrategy[]) => strategies };
+  return {
+    provide: AUTH_STRATEGIES,
+    inject: names.map((name) => STRATEGY_CLASSES[name]),
+    useFactory: (...strategies: AuthStrategy[]) => strategies,
+  };
 }
 
 /**
@@ -38,7 +42,8 @@ export class AuthModule {
    */
   static forRoot(options: AuthModuleOptions): DynamicModule {
     const names = [...new Set(options.strategies)];
-    if (names.length === 0) throw new Error('AuthModule.forRoot needs at least one strategy (jwt, api-key, session-cookie)');
+    if (names.length === 0)
+      throw new Error('AuthModule.forRoot needs at least one strategy (jwt, api-key, session-cookie)');
     const uses = (name: AuthStrategyName) => names.includes(name);
     const providers: Provider[] = [
       TokenVerifier,
@@ -54,7 +59,12 @@ export class AuthModule {
       global: true,
       imports: [JwtModule.register({}), ...(uses('api-key') ? [TypeOrmModule.forFeature([ApiKeyEntity])] : [])],
       providers,
-      exports: [TokenVerifier, AUTH_OPTIONS, ...(uses('api-key') ? [ApiKeysService] : []), ...(uses('session-cookie') ? [SessionCookies] : [])],
+      exports: [
+        TokenVerifier,
+        AUTH_OPTIONS,
+        ...(uses('api-key') ? [ApiKeysService] : []),
+        ...(uses('session-cookie') ? [SessionCookies] : []),
+      ],
     };
   }
 }

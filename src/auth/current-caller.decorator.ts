@@ -12,7 +12,9 @@ export interface CallerResolver<C = unknown> {
 }
 
 /** The request itself, for the pipe below (a param decorator's factory cannot wait for anything). */
-const RequestForCaller = createParamDecorator((_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<AuthenticatedRequest>());
+const RequestForCaller = createParamDecorator((_data: unknown, context: ExecutionContext) =>
+  context.switchToHttp().getRequest<AuthenticatedRequest>(),
+);
 
 /** Pipes are awaited and built by the injector in the controller's module, so the resolver can be async and injected. */
 @Injectable()

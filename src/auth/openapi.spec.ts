@@ -10,10 +10,15 @@ describe('addAuthSecuritySchemes', () => {
   });
 
   it('declares the X-API-Key header for API keys, besides bearer', () => {
-    expect(schemes(['api-key'])).toMatchObject({ bearer: { type: 'http', scheme: 'bearer' }, api_key: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
+    expect(schemes(['api-key'])).toMatchObject({
+      bearer: { type: 'http', scheme: 'bearer' },
+      api_key: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+    });
   });
 
   it('declares the session cookie by its name', () => {
-    expect(schemes(['session-cookie'])).toEqual({ session_cookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'tb_session' }) });
+    expect(schemes(['session-cookie'])).toEqual({
+      session_cookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'tb_session' }),
+    });
   });
 });

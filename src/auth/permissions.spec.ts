@@ -22,6 +22,14 @@ describe('hasPermission', () => {
   });
 
   it('knows exactly the four seed permissions', () => {
-    expect(['read', 'write', 'execute', 'admin', 'Admin', 'delete', 1].map(isPermission)).toEqual([true, true, true, true, false, false, false]);
+    expect(['read', 'write', 'execute', 'admin', 'Admin', 'delete', 1].map(isPermission)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });

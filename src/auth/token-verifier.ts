@@ -26,12 +26,21 @@ export class TokenVerifier {
       const reason = (error as Error).name === 'TokenExpiredError' ? 'token expired' : 'invalid token';
       throw new PlatformError('UNAUTHORIZED', `Authentication failed: ${reason}`);
     }
-    if (typeof claims.exp !== 'number') throw new PlatformError('UNAUTHORIZED', 'Authentication failed: token has no exp claim');
+    if (typeof claims.exp !== 'number')
+      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: token has no exp claim');
     const userId = claims.user_id ?? claims.sub;
-    if ((typeof userId !== 'string' && typeof userId !== 'number') || String(userId).length === 0 || String(userId).length > 191) {
+    if (
+      (typeof userId !== 'string' && typeof userId !== 'number') ||
+      String(userId).length === 0 ||
+      String(userId).length > 191
+    ) {
       throw new PlatformError('UNAUTHORIZED', 'Authentication failed: token has no user_id or sub claim');
     }
-    const level = isAccessLevel(claims.level) ? claims.level : claims.level === undefined ? ACCESS_LEVEL.LOGGED_IN : ACCESS_LEVEL.NOT_LOGGED_IN;
+    const level = isAccessLevel(claims.level)
+      ? claims.level
+      : claims.level === undefined
+        ? ACCESS_LEVEL.LOGGED_IN
+        : ACCESS_LEVEL.NOT_LOGGED_IN;
     const tokenSaysAdmin = level === ACCESS_LEVEL.ADMIN || claims.is_admin === true;
     const username = typeof claims.username === 'string' && claims.username ? claims.username : String(userId);
     return {

@@ -2,7 +2,11 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../common/errors.js';
 
 /** node:util parseArgs with our error type, so every command reports bad flags the same way. */
-export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, { allowPositionals = true } = {}) {
+export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: T,
+  { allowPositionals = true } = {},
+) {
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (error) {

@@ -57,7 +57,9 @@ describe('commands print and read the environment through their CommandIo', () =
     const io = sink({ PLATFORM_JWT_SECRET: SECRET, DATA_DIR: dataDir });
     expect(await runTokenCommand(['--user', '7', '--username', 'ada'], io)).toBe(0);
     expect(io.stdout).toHaveLength(1);
-    const principal = new TokenVerifier(new JwtService({}), loadConfig({ PLATFORM_JWT_SECRET: SECRET })).verify(io.stdout[0]);
+    const principal = new TokenVerifier(new JwtService({}), loadConfig({ PLATFORM_JWT_SECRET: SECRET })).verify(
+      io.stdout[0],
+    );
     expect(principal).toMatchObject({ platformUserId: '7', username: 'ada' });
     expect(consoleLog).not.toHaveBeenCalled();
   });

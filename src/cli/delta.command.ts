@@ -3,7 +3,9 @@ import { applyDelta } from '../modules/diff/delta/apply-delta.js';
 import { createDelta } from '../modules/diff/delta/create-delta.js';
 import { processIo, type CommandIo } from './command-io.js';
 
-const USAGE = ['Usage:', '  tb delta create OLD.zip NEW.zip PATCH', '  tb delta apply OLD.zip PATCH OUT.zip'].join('\n');
+const USAGE = ['Usage:', '  tb delta create OLD.zip NEW.zip PATCH', '  tb delta apply OLD.zip PATCH OUT.zip'].join(
+  '\n',
+);
 
 /** `tb delta create|apply …`: the registry's delta code, run locally. Returns the process exit code. */
 export async function runDeltaCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {

@@ -38,7 +38,8 @@ export async function runDocsCommand(argv: string[], io: CommandIo = processIo()
     indexPath: join(options.dataDir, 'docs-index.json'),
   });
   const max = values.max === undefined ? undefined : Number(values.max);
-  if (max !== undefined && !(Number.isInteger(max) && max > 0)) throw new UsageError(`--max must be a positive whole number (got "${values.max}")`);
+  if (max !== undefined && !(Number.isInteger(max) && max > 0))
+    throw new UsageError(`--max must be a positive whole number (got "${values.max}")`);
   const emit = (data: Record<string, unknown>, text: () => string) => {
     io.out(values.json ? JSON.stringify(data) : text());
     return 'error' in data ? 1 : 0;
@@ -47,12 +48,21 @@ export async function runDocsCommand(argv: string[], io: CommandIo = processIo()
   switch (action) {
     case 'init': {
       const outcome = await docs.docsInit({ forceRebuild: values.force });
-      return emit(outcome, () => `docs index ${outcome.status}: ${outcome.sections} sections, ${outcome.elements} code elements in ${outcome.time_ms} ms`);
+      return emit(
+        outcome,
+        () =>
+          `docs index ${outcome.status}: ${outcome.sections} sections, ${outcome.elements} code elements in ${outcome.time_ms} ms`,
+      );
     }
     case 'search': {
       const query = positionals.join(' ').trim();
       if (!query) throw new UsageError(USAGE);
-      const outcome = (await docs.docsReader({ query, maxResults: max ?? 10, tags: values.tag, filePath: values.file })) as Record<string, unknown>;
+      const outcome = (await docs.docsReader({
+        query,
+        maxResults: max ?? 10,
+        tags: values.tag,
+        filePath: values.file,
+      })) as Record<string, unknown>;
       return emit(outcome, () => formatSearch(outcome));
     }
     case 'lookup': {
@@ -69,14 +79,20 @@ export async function runDocsCommand(argv: string[], io: CommandIo = processIo()
         outcome.results.length === 0
           ? `no code element named ${name}`
           : outcome.results
-              .map((element) => `${element.element_type} ${element.qualified_name}  ${element.file_path}:${element.line_start}\n  ${element.signature}${'code' in element && element.code ? `\n${element.code}` : ''}`)
+              .map(
+                (element) =>
+                  `${element.element_type} ${element.qualified_name}  ${element.file_path}:${element.line_start}\n  ${element.signature}${'code' in element && element.code ? `\n${element.code}` : ''}`,
+              )
               .join('\n'),
       );
     }
     case 'suggest': {
       const outcome = await docs.docsSuggestions({ maxSuggestions: max ?? 20 });
       return emit(outcome, () =>
-        [...outcome.suggestions.map((item) => `[${item.priority}] ${item.file_path}:${item.line}  ${item.message}`), `${outcome.suggestions.length} of ${outcome.total} suggestions`].join('\n'),
+        [
+          ...outcome.suggestions.map((item) => `[${item.priority}] ${item.file_path}:${item.line}  ${item.message}`),
+          `${outcome.suggestions.length} of ${outcome.total} suggestions`,
+        ].join('\n'),
       );
     }
     default:
@@ -85,11 +101,29 @@ export async function runDocsCommand(argv: string[], io: CommandIo = processIo()
 }
 
 function formatSearch(outcome: Record<string, unknown>): string {
-  const sections = (outcome.sections ?? []) as Array<{ score: number | null; file_path: string; line_start: number; title: string; id: string }>;
-  const elements = (outcome.code_elements ?? []) as Array<{ score: number; file_path: string; line_start: number; qualified_name: string; element_type: string }>;
+  const sections = (outcome.sections ?? []) as Array<{
+    score: number | null;
+    file_path: string;
+    line_start: number;
+    title: string;
+    id: string;
+  }>;
+  const elements = (outcome.code_elements ?? []) as Array<{
+    score: number;
+    file_path: string;
+    line_start: number;
+    qualified_name: string;
+    element_type: string;
+  }>;
   if (sections.length === 0 && elements.length === 0) return 'no matches';
   return [
-    ...sections.map((section) => `${(section.score ?? 0).toFixed(3)}  ${section.file_path}:${section.line_start}  ${section.title}  (${section.id})`),
-    ...elements.map((element) => `${element.score.toFixed(3)}  ${element.file_path}:${element.line_start}  ${element.element_type} ${element.qualified_name}`),
+    ...sections.map(
+      (section) =>
+        `${(section.score ?? 0).toFixed(3)}  ${section.file_path}:${section.line_start}  ${section.title}  (${section.id})`,
+    ),
+    ...elements.map(
+      (element) =>
+        `${element.score.toFixed(3)}  ${element.file_path}:${element.line_start}  ${element.element_type} ${element.qualified_name}`,
+    ),
   ].join('\n');
 }

@@ -38,7 +38,12 @@ export async function runModsCommand(argv: string[], io: CommandIo = processIo()
         if (!requirement || positionals.length > 1) throw new UsageError(USAGE);
         const report = await client.install(requirement);
         for (const warning of report.warnings) io.err(`warning: ${warning}`);
-        print(report, report.mods.map((mod) => `${mod.status === 'installed' ? 'installed' : 'up to date'} ${mod.name}@${mod.version}`).join('\n'));
+        print(
+          report,
+          report.mods
+            .map((mod) => `${mod.status === 'installed' ? 'installed' : 'up to date'} ${mod.name}@${mod.version}`)
+            .join('\n'),
+        );
         return 0;
       }
       case 'list': {
@@ -47,7 +52,12 @@ export async function runModsCommand(argv: string[], io: CommandIo = processIo()
         const text =
           mods.length === 0
             ? `no mods installed in ${config.appCore.modsDir}`
-            : mods.map((mod) => `${mod.name}@${mod.version}  ${mod.checksum_sha256.slice(0, 12)}  ${mod.registry}  ${mod.installed_at}${mod.present ? '' : '  (missing)'}`).join('\n');
+            : mods
+                .map(
+                  (mod) =>
+                    `${mod.name}@${mod.version}  ${mod.checksum_sha256.slice(0, 12)}  ${mod.registry}  ${mod.installed_at}${mod.present ? '' : '  (missing)'}`,
+                )
+                .join('\n');
         print(mods, text);
         return 0;
       }
@@ -73,7 +83,10 @@ export async function runModsCommand(argv: string[], io: CommandIo = processIo()
         const [directory] = positionals;
         if (!directory || positionals.length > 1) throw new UsageError(USAGE);
         const report = await client.publish(resolve(directory), { changelog: values.changelog });
-        print(report, `published ${report.package}@${report.version}${report.created ? ' (package created)' : ''}, ${report.size} bytes, sha256 ${report.checksum_sha256}`);
+        print(
+          report,
+          `published ${report.package}@${report.version}${report.created ? ' (package created)' : ''}, ${report.size} bytes, sha256 ${report.checksum_sha256}`,
+        );
         return 0;
       }
       default:

@@ -17,11 +17,21 @@ export async function runProbeCommand(argv: string[], io: CommandIo = processIo(
   return reportingDomainErrors(io, async () => {
     if (action === 'ping') {
       const measurement = await probe.ping();
-      io.out(values.json ? JSON.stringify(measurement) : `${measurement.base}: ${measurement.average_ms} ms average over ${measurement.round_trips} round trips`);
+      io.out(
+        values.json
+          ? JSON.stringify(measurement)
+          : `${measurement.base}: ${measurement.average_ms} ms average over ${measurement.round_trips} round trips`,
+      );
       return 0;
     }
     const geo = await probe.geo();
-    io.out(values.json ? JSON.stringify(geo) : Object.entries(geo).map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`).join('\n'));
+    io.out(
+      values.json
+        ? JSON.stringify(geo)
+        : Object.entries(geo)
+            .map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+            .join('\n'),
+    );
     return 0;
   });
 }

@@ -30,14 +30,19 @@ export async function serveRegistry(config: PlatformConfig, announce: (url: stri
 export function portFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got "${value}")`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a port number (got "${value}")`);
   return port;
 }
 
 /** `tb registry [--port N] [--data-dir DIR] [--workers N|auto]` and `tb registry admins grant|revoke USER_ID`. */
 export async function runRegistryCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   if (argv[0] === 'admins') return runAdminsCommand(argv.slice(1), io);
-  const { values } = parseCommandArgs(argv, { port: { type: 'string' }, 'data-dir': { type: 'string' }, workers: { type: 'string' } }, { allowPositionals: false });
+  const { values } = parseCommandArgs(
+    argv,
+    { port: { type: 'string' }, 'data-dir': { type: 'string' }, workers: { type: 'string' } },
+    { allowPositionals: false },
+  );
   const options: LoadConfigOptions = {
     services: ['registry'],
     dataDir: values['data-dir'],
@@ -45,16 +50,23 @@ export async function runRegistryCommand(argv: string[], io: CommandIo = process
     workers: parseWorkersFlag(values.workers),
   };
   const config = loadConfig(io.env, options);
-  await serveRegistry(config, (url) => io.out(`Registry ready at ${url}/api/v1  (docs: ${url}/api/docs; ${config.registry.workers} worker${config.registry.workers === 1 ? '' : 's'})`));
+  await serveRegistry(config, (url) =>
+    io.out(
+      `Registry ready at ${url}/api/v1  (docs: ${url}/api/docs; ${config.registry.workers} worker${config.registry.workers === 1 ? '' : 's'})`,
+    ),
+  );
   return -1;
 }
 
 async function runAdminsCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { 'data-dir': { type: 'string' } });
   const [action, userId] = positionals;
-  if ((action !== 'grant' && action !== 'revoke') || !userId) throw new UsageError('usage: tb registry admins grant|revoke USER_ID');
+  if ((action !== 'grant' && action !== 'revoke') || !userId)
+    throw new UsageError('usage: tb registry admins grant|revoke USER_ID');
   const config = loadConfig(io.env, { services: ['registry'], dataDir: values['data-dir'] });
-  const app = await NestFactory.createApplicationContext(RegistryAppModule.forRoot(config), { logger: ['error', 'warn'] });
+  const app = await NestFactory.createApplicationContext(RegistryAppModule.forRoot(config), {
+    logger: ['error', 'warn'],
+  });
   try {
     const user = await app.get(RegistryAccountsService).setAdmin(userId, action === 'grant');
     io.out(`${action === 'grant' ? 'Granted' : 'Revoked'} admin for platform user ${user.platformUserId}`);

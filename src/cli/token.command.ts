@@ -20,7 +20,8 @@ export async function runTokenCommand(argv: string[], io: CommandIo = processIo(
     },
     { allowPositionals: false },
   );
-  if (!values.user || !values.username) throw new UsageError('usage: tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]');
+  if (!values.user || !values.username)
+    throw new UsageError('usage: tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]');
   const dataDir = values['data-dir'];
   // Same secret `tb up` uses when PLATFORM_JWT_SECRET is unset.
   const shared = loadConfig(io.env, { dataDir });
@@ -28,7 +29,13 @@ export async function runTokenCommand(argv: string[], io: CommandIo = processIo(
   const config = loadConfig(io.env, { dataDir, jwtSecret, services: ['registry'] });
   const verifier = new TokenVerifier(new JwtService({}), config);
   io.out(
-    verifier.sign({ userId: values.user, username: values.username, email: values.email, admin: values.admin, ttlSeconds: parseDuration(values.ttl!) }),
+    verifier.sign({
+      userId: values.user,
+      username: values.username,
+      email: values.email,
+      admin: values.admin,
+      ttlSeconds: parseDuration(values.ttl!),
+    }),
   );
   return 0;
 }

@@ -10,7 +10,11 @@ import { parseWorkersFlag } from '../cluster/run-clustered.js';
  * in-process queue — with a generated secret kept in the data directory when none is configured.
  */
 export async function runUpCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
-  const { values } = parseCommandArgs(argv, { port: { type: 'string' }, 'data-dir': { type: 'string' }, workers: { type: 'string' } }, { allowPositionals: false });
+  const { values } = parseCommandArgs(
+    argv,
+    { port: { type: 'string' }, 'data-dir': { type: 'string' }, workers: { type: 'string' } },
+    { allowPositionals: false },
+  );
   const shared = loadConfig(io.env, { dataDir: values['data-dir'] });
   const jwtSecret = shared.jwtSecret ?? (await ensurePersistedSecret(shared.dataDir));
   const config = loadConfig(io.env, {

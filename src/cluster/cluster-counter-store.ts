@@ -70,7 +70,10 @@ export class ClusterCounterStore implements CounterStore {
   peek(key: string): Promise<number> {
     return new Promise((resolve, reject) => {
       // A primary that does not answer must fail the request, not hang it.
-      const timer = setTimeout(() => reject(new Error(`the cluster primary did not answer a counter read within ${PEEK_TIMEOUT_MS} ms`)), PEEK_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`the cluster primary did not answer a counter read within ${PEEK_TIMEOUT_MS} ms`)),
+        PEEK_TIMEOUT_MS,
+      );
       timer.unref();
       const answer = (count: number) => {
         clearTimeout(timer);

@@ -20,7 +20,8 @@ export function parseWorkersFlag(value: string | undefined): number | undefined 
   if (value === undefined) return undefined;
   if (value === 'auto') return availableParallelism();
   const workers = Number(value);
-  if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new UsageError(`--workers must be 1–64 or "auto" (got "${value}")`);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new UsageError(`--workers must be 1–64 or "auto" (got "${value}")`);
   return workers;
 }
 
@@ -51,9 +52,11 @@ export async function runClustered(options: ClusterOptions): Promise<void> {
     backoff: { initialDelayMs: 1_000, maxDelayMs: 30_000, stablePeriodMs: 60_000 },
     stopDeadlineMs: 5_000,
     onEvent: (event) => {
-      if (event.type === 'exited' && !event.expected) console.error(`worker ${event.pid} exited (${event.signal ?? event.code})`);
+      if (event.type === 'exited' && !event.expected)
+        console.error(`worker ${event.pid} exited (${event.signal ?? event.code})`);
       if (event.type === 'restart-scheduled') console.error(`starting a new worker in ${event.delayMs} ms`);
-      if (event.type === 'not-ready') console.error(`worker ${event.pid} not listening after ${event.afterMs} ms; replacing it`);
+      if (event.type === 'not-ready')
+        console.error(`worker ${event.pid} not listening after ${event.afterMs} ms; replacing it`);
     },
     onMessage: async (message, worker) => {
       const kind = (message as { tb?: string } | null)?.tb;

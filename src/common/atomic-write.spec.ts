@@ -54,13 +54,20 @@ describe('atomic write', () => {
     const reader = (async () => {
       while (writing) seen.add((await readFile(path)).length);
     })();
-    for (let round = 0; round < 20; round += 1) await writeFileAtomically(path, (round % 2 ? 'a' : 'b').repeat(1_000_000));
+    for (let round = 0; round < 20; round += 1)
+      await writeFileAtomically(path, (round % 2 ? 'a' : 'b').repeat(1_000_000));
     writing = false;
     await reader;
     expect([...seen]).toEqual([1_000_000]);
   });
 
-  (process.platform === 'linux' ? it : it.skip)('fails, instead of hanging, where the directory cannot be created', async () => {
-    await expect(writeFileAtomically('/proc/toolbox-not-writable/file.txt', 'x')).rejects.toMatchObject({ code: 'ENOENT' });
-  }, 5000);
+  (process.platform === 'linux' ? it : it.skip)(
+    'fails, instead of hanging, where the directory cannot be created',
+    async () => {
+      await expect(writeFileAtomically('/proc/toolbox-not-writable/file.txt', 'x')).rejects.toMatchObject({
+        code: 'ENOENT',
+      });
+    },
+    5000,
+  );
 });

@@ -7,7 +7,10 @@ import { dirname } from 'node:path';
  * it: `fill` writes a temporary file beside the target (same directory, so same filesystem), which is
  * then renamed over it; on any failure the temporary file is removed and the target left as it was.
  */
-export async function replaceFileAtomically(path: string, fill: (temporaryPath: string) => Promise<void>): Promise<void> {
+export async function replaceFileAtomically(
+  path: string,
+  fill: (temporaryPath: string) => Promise<void>,
+): Promise<void> {
   await makeDirectory(dirname(path));
   const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
   try {
@@ -20,7 +23,11 @@ export async function replaceFileAtomically(path: string, fill: (temporaryPath: 
 }
 
 /** writeFile, atomically (see replaceFileAtomically). */
-export function writeFileAtomically(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+export function writeFileAtomically(
+  path: string,
+  data: string | Uint8Array,
+  options: { mode?: number } = {},
+): Promise<void> {
   return replaceFileAtomically(path, (temporary) => writeFile(temporary, data, options));
 }
 

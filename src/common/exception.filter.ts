@@ -44,7 +44,13 @@ export class PlatformExceptionFilter implements ExceptionFilter {
 
   private describe(exception: unknown, requestId: string, request: Request): DescribedError {
     if (exception instanceof PlatformError) {
-      return { status: exception.status, code: exception.code, message: exception.message, requestId, errors: exception.fieldErrors };
+      return {
+        status: exception.status,
+        code: exception.code,
+        message: exception.message,
+        requestId,
+        errors: exception.fieldErrors,
+      };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

@@ -87,7 +87,12 @@ export async function readMultipart(request: Request, options: MultipartOptions)
       try {
         parser = busboy({
           headers: request.headers,
-          limits: { fieldSize: options.maxFieldBytes ?? 1024 * 1024, fields: options.maxFields ?? 50, files: 1, parts: 60 },
+          limits: {
+            fieldSize: options.maxFieldBytes ?? 1024 * 1024,
+            fields: options.maxFields ?? 50,
+            files: 1,
+            parts: 60,
+          },
         });
       } catch (error) {
         reject(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`));
@@ -110,12 +115,25 @@ export async function readMultipart(request: Request, options: MultipartOptions)
       parser.on('file', (name, stream, info) => {
         if (name !== options.fileField || file) {
           stream.resume();
-          if (name !== options.fileField) fail(new PlatformError('BAD_REQUEST', `Unexpected file field "${name}"; send the file as "${options.fileField}"`));
+          if (name !== options.fileField)
+            fail(
+              new PlatformError(
+                'BAD_REQUEST',
+                `Unexpected file field "${name}"; send the file as "${options.fileField}"`,
+              ),
+            );
           return;
         }
         const path = join(directory, 'upload');
         const limiter = new HashingLimiter(options.maxFileBytes);
-        const upload: UploadedFile = { field: name, filename: info.filename ?? 'upload', mimeType: info.mimeType, path, size: 0, sha256: '' };
+        const upload: UploadedFile = {
+          field: name,
+          filename: info.filename ?? 'upload',
+          mimeType: info.mimeType,
+          path,
+          size: 0,
+          sha256: '',
+        };
         file = upload;
         pending.push(
           pipeline(stream, limiter, createWriteStream(path)).then(
@@ -133,7 +151,9 @@ export async function readMultipart(request: Request, options: MultipartOptions)
       parser.on('filesLimit', () => fail(new PlatformError('BAD_REQUEST', 'Only one file may be uploaded')));
       parser.on('fieldsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many fields')));
       parser.on('partsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many parts')));
-      parser.on('error', (error) => fail(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`)));
+      parser.on('error', (error) =>
+        fail(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`)),
+      );
       parser.on('close', () => {
         Promise.all(pending).then(() => (failed ? undefined : resolve()), fail);
       });

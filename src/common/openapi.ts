@@ -33,14 +33,20 @@ export class ErrorResponseDto {
 /** Error statuses a route documents, each with its cause; the body is always `ErrorResponseDto`. */
 export const ApiErrors = (causes: Partial<Record<400 | 401 | 403 | 404 | 409 | 413 | 416 | 422 | 429 | 503, string>>) =>
   applyDecorators(
-    ...Object.entries(causes).map(([status, description]) => ApiResponse({ status: Number(status), description, type: ErrorResponseDto })),
+    ...Object.entries(causes).map(([status, description]) =>
+      ApiResponse({ status: Number(status), description, type: ErrorResponseDto }),
+    ),
   );
 
 const BINARY = { type: 'string', format: 'binary' } as const;
 
 /** A 200 whose body is a file of the given media types, not JSON. */
 export const ApiFileResponse = (description: string, ...mediaTypes: string[]) =>
-  ApiResponse({ status: 200, description, content: Object.fromEntries(mediaTypes.map((mediaType) => [mediaType, { schema: BINARY }])) });
+  ApiResponse({
+    status: 200,
+    description,
+    content: Object.fromEntries(mediaTypes.map((mediaType) => [mediaType, { schema: BINARY }])),
+  });
 
 /** A 200 that is a file by default and `json` when the client asks for `application/json`. */
 export const ApiFileOrJsonResponse = (description: string, fileMediaType: string, json: Type<unknown>) =>

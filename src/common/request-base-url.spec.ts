@@ -1,6 +1,7 @@
 import { publicBaseUrl, requestOrigin } from './request-base-url.js';
 
-const request = (protocol: string, host: string) => ({ protocol, get: (name: string) => (name.toLowerCase() === 'host' ? host : undefined) }) as never;
+const request = (protocol: string, host: string) =>
+  ({ protocol, get: (name: string) => (name.toLowerCase() === 'host' ? host : undefined) }) as never;
 
 describe('request base URL', () => {
   it('is the origin the request was sent to', () => {
@@ -8,7 +9,9 @@ describe('request base URL', () => {
   });
 
   it('is PUBLIC_BASE_URL when one is configured', () => {
-    expect(publicBaseUrl(request('http', '10.0.0.5:4025'), 'https://registry.example.org')).toBe('https://registry.example.org');
+    expect(publicBaseUrl(request('http', '10.0.0.5:4025'), 'https://registry.example.org')).toBe(
+      'https://registry.example.org',
+    );
   });
 
   it('falls back to the request origin without PUBLIC_BASE_URL', () => {

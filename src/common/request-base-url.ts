@@ -13,7 +13,9 @@ export function publicBaseUrl(request: Pick<Request, 'protocol' | 'get'>, config
   return configured ?? requestOrigin(request);
 }
 
-const RequestForBaseUrl = createParamDecorator((_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<Request>());
+const RequestForBaseUrl = createParamDecorator((_data: unknown, context: ExecutionContext) =>
+  context.switchToHttp().getRequest<Request>(),
+);
 
 @Injectable()
 export class RequestBaseUrlPipe implements PipeTransform<Request, string> {

@@ -37,13 +37,18 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 }
 
 /** Serves a stored object with ETag, Content-Length, If-None-Match (304) and single byte ranges (206). */
-export async function sendStoredObject(request: Request, response: Response, object: StoredObjectResponse): Promise<void> {
+export async function sendStoredObject(
+  request: Request,
+  response: Response,
+  object: StoredObjectResponse,
+): Promise<void> {
   const etag = `"${object.etag}"`;
   response.setHeader('ETag', etag);
   response.setHeader('Accept-Ranges', 'bytes');
   response.setHeader('Content-Type', object.contentType);
   response.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
-  if (object.filename) response.setHeader('Content-Disposition', `attachment; filename="${object.filename.replace(/["\\\r\n]/g, '_')}"`);
+  if (object.filename)
+    response.setHeader('Content-Disposition', `attachment; filename="${object.filename.replace(/["\\\r\n]/g, '_')}"`);
   for (const [name, value] of Object.entries(object.headers ?? {})) response.setHeader(name, value);
 
   const ifNoneMatch = request.headers['if-none-match'];

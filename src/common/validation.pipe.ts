@@ -30,7 +30,11 @@ export class PlatformValidationPipe extends ValidationPipe {
       if (error instanceof PlatformError && metadata.type !== 'body') {
         const fields = error.fieldErrors ?? [];
         const summary = fields.map((field) => `${field.field}: ${field.message}`).join('; ');
-        throw new PlatformError('BAD_REQUEST', summary ? `Invalid parameters: ${summary}` : 'Invalid parameters', fields);
+        throw new PlatformError(
+          'BAD_REQUEST',
+          summary ? `Invalid parameters: ${summary}` : 'Invalid parameters',
+          fields,
+        );
       }
       if (error instanceof PlatformError && error.fieldErrors?.length) {
         const summary = error.fieldErrors.map((field) => `${field.field}: ${field.message}`).join('; ');

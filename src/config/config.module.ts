@@ -8,6 +8,10 @@ export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
 @Module({})
 export class ConfigModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: PLATFORM_CONFIG, useValue: config }], exports: [PLATFORM_CONFIG] };
+    return {
+      module: ConfigModule,
+      providers: [{ provide: PLATFORM_CONFIG, useValue: config }],
+      exports: [PLATFORM_CONFIG],
+    };
   }
 }

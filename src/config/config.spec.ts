@@ -14,7 +14,7 @@ function problemsOf(env: Environment, services: Parameters<typeof loadConfig>[1]
 
 describe('loadConfig', () => {
   describe('sections', () => {
-    it('gives every service its own host and port with the seeds\' defaults', () => {
+    it("gives every service its own host and port with the seeds' defaults", () => {
       const config = loadConfig({});
       expect(config.registry).toMatchObject({ host: '0.0.0.0', port: 4025, workers: 1 });
       expect(config.httpWorker).toEqual({ host: '127.0.0.1', basePort: 8000, count: 1 });
@@ -25,19 +25,33 @@ describe('loadConfig', () => {
     });
 
     it('keeps the registry-only settings in the registry section', () => {
-      const config = loadConfig({ RATE_LIMIT_ANON_PER_HOUR: '7', REGISTRY_ADMIN_USERS: 'a, b', UPLOAD_MAX_BYTES: '1234', PUBLIC_BASE_URL: 'https://reg.example/' });
+      const config = loadConfig({
+        RATE_LIMIT_ANON_PER_HOUR: '7',
+        REGISTRY_ADMIN_USERS: 'a, b',
+        UPLOAD_MAX_BYTES: '1234',
+        PUBLIC_BASE_URL: 'https://reg.example/',
+      });
       expect(config.registry.rateLimit).toEqual({ anonPerHour: 7, authPerHour: 1000 });
       expect(config.registry.adminUsers).toEqual(['a', 'b']);
       expect(config.registry.uploadMaxBytes).toBe(1234);
       expect(config.registry.publicBaseUrl).toBe('https://reg.example');
       expect(config.registry.signedUrlTtlSeconds).toBe(600);
       expect(config.registry.deltaPreviousVersions).toBe(3);
-      for (const key of ['rateLimit', 'adminUsers', 'uploadMaxBytes', 'publicBaseUrl', 'zipLimits', 'port', 'host', 'workers']) {
+      for (const key of [
+        'rateLimit',
+        'adminUsers',
+        'uploadMaxBytes',
+        'publicBaseUrl',
+        'zipLimits',
+        'port',
+        'host',
+        'workers',
+      ]) {
         expect(Object.keys(config)).not.toContain(key);
       }
     });
 
-    it('reads each service\'s host and port from its own variables', () => {
+    it("reads each service's host and port from its own variables", () => {
       const config = loadConfig({
         HTTP_WORKER_HOST: '0.0.0.0',
         HTTP_WORKER_PORT: '9000',
@@ -58,14 +72,25 @@ describe('loadConfig', () => {
       expect(config.gateway).toEqual({ host: '::', port: 4001 });
     });
 
-    it('keeps PORT, HOST and WORKERS as the registry\'s, with REGISTRY_* taking precedence', () => {
-      expect(loadConfig({ PORT: '5000', HOST: '127.0.0.1', WORKERS: '3' }).registry).toMatchObject({ host: '127.0.0.1', port: 5000, workers: 3 });
-      const config = loadConfig({ PORT: '5000', REGISTRY_PORT: '6000', HOST: '127.0.0.1', REGISTRY_HOST: '10.1.1.1', WORKERS: '3', REGISTRY_WORKERS: '2' });
+    it("keeps PORT, HOST and WORKERS as the registry's, with REGISTRY_* taking precedence", () => {
+      expect(loadConfig({ PORT: '5000', HOST: '127.0.0.1', WORKERS: '3' }).registry).toMatchObject({
+        host: '127.0.0.1',
+        port: 5000,
+        workers: 3,
+      });
+      const config = loadConfig({
+        PORT: '5000',
+        REGISTRY_PORT: '6000',
+        HOST: '127.0.0.1',
+        REGISTRY_HOST: '10.1.1.1',
+        WORKERS: '3',
+        REGISTRY_WORKERS: '2',
+      });
       expect(config.registry).toMatchObject({ host: '10.1.1.1', port: 6000, workers: 2 });
       expect(config.gateway.port).toBe(4000);
     });
 
-    it('lets command-line flags override the registry\'s port and workers', () => {
+    it("lets command-line flags override the registry's port and workers", () => {
       expect(loadConfig({ PORT: '5000' }, { port: 0, workers: 2 }).registry).toMatchObject({ port: 0, workers: 2 });
     });
 
@@ -109,7 +134,9 @@ describe('loadConfig', () => {
     });
 
     it('says which variable a bad REGISTRY_PORT came from', () => {
-      expect(problemsOf({ REGISTRY_PORT: 'x', PORT: '4025' })).toEqual([expect.stringContaining('REGISTRY_PORT must be')]);
+      expect(problemsOf({ REGISTRY_PORT: 'x', PORT: '4025' })).toEqual([
+        expect.stringContaining('REGISTRY_PORT must be'),
+      ]);
     });
   });
 
@@ -121,7 +148,9 @@ describe('loadConfig', () => {
     });
 
     it('is required by the registry, naming it', () => {
-      expect(problemsOf({}, { services: ['registry'] })).toEqual([expect.stringMatching(/^PLATFORM_JWT_SECRET is required by the registry/)]);
+      expect(problemsOf({}, { services: ['registry'] })).toEqual([
+        expect.stringMatching(/^PLATFORM_JWT_SECRET is required by the registry/),
+      ]);
     });
 
     it('is required once for all the services that use it, naming each', () => {
@@ -134,7 +163,7 @@ describe('loadConfig', () => {
       expect(problemsOf({}, { services: ['mcp', 'gateway', 'manager'] })).toEqual([]);
     });
 
-    it('comes from the environment or from the options (tb up\'s persisted secret)', () => {
+    it("comes from the environment or from the options (tb up's persisted secret)", () => {
       expect(loadConfig({ PLATFORM_JWT_SECRET: SECRET }, { services: ['registry'] }).jwtSecret).toBe(SECRET);
       expect(loadConfig({}, { services: ['registry'], jwtSecret: SECRET }).jwtSecret).toBe(SECRET);
     });
@@ -160,12 +189,14 @@ describe('documentation of the configuration', () => {
       },
     });
     loadConfig(env);
-    loadConfig(new Proxy({ PLATFORM_BASE_PORT: '1', DOCS_ROOT: 'docs' } as Environment, {
-      get(target, name) {
-        if (typeof name === 'string') names.add(name);
-        return (target as Record<string, string>)[name as string];
-      },
-    }));
+    loadConfig(
+      new Proxy({ PLATFORM_BASE_PORT: '1', DOCS_ROOT: 'docs' } as Environment, {
+        get(target, name) {
+          if (typeof name === 'string') names.add(name);
+          return (target as Record<string, string>)[name as string];
+        },
+      }),
+    );
     names.delete('npm_package_version');
     return [...names].sort();
   }
@@ -175,7 +206,17 @@ describe('documentation of the configuration', () => {
     const example = await readFile(new URL('../../.env.example', import.meta.url), 'utf8');
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
     const variables = variablesRead();
-    expect(variables).toEqual(expect.arrayContaining(['REGISTRY_PORT', 'HTTP_WORKER_PORT', 'WS_WORKERS', 'MANAGER_HOST', 'MCP_PORT', 'GATEWAY_HOST', 'LOG_FORMAT']));
+    expect(variables).toEqual(
+      expect.arrayContaining([
+        'REGISTRY_PORT',
+        'HTTP_WORKER_PORT',
+        'WS_WORKERS',
+        'MANAGER_HOST',
+        'MCP_PORT',
+        'GATEWAY_HOST',
+        'LOG_FORMAT',
+      ]),
+    );
     expect(variables.filter((name) => !new RegExp(`^${name}=`, 'm').test(example))).toEqual([]);
     expect(variables.filter((name) => !readme.includes(`\`${name}\``))).toEqual([]);
   });

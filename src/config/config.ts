@@ -133,10 +133,15 @@ const SERVICE_LABEL: Record<ServiceName, string> = {
 };
 
 /** What is missing for `services` to run on `config` (empty when nothing is). */
-export function missingRequirements(config: Pick<PlatformConfig, 'jwtSecret'>, services: readonly ServiceName[]): string[] {
+export function missingRequirements(
+  config: Pick<PlatformConfig, 'jwtSecret'>,
+  services: readonly ServiceName[],
+): string[] {
   const needSecret = services.filter((service) => SERVICE_REQUIREMENTS[service].includes('jwtSecret'));
   if (needSecret.length === 0 || config.jwtSecret) return [];
-  return [`PLATFORM_JWT_SECRET is required by ${needSecret.map((service) => SERVICE_LABEL[service]).join(', ')}: the HS256 secret shared with the platform auth module`];
+  return [
+    `PLATFORM_JWT_SECRET is required by ${needSecret.map((service) => SERVICE_LABEL[service]).join(', ')}: the HS256 secret shared with the platform auth module`,
+  ];
 }
 
 /** The platform secret for a component that cannot work without one: never signs with an empty or made-up secret. */
@@ -237,7 +242,12 @@ class EnvironmentReader {
 
   list(name: string): string[] {
     const raw = this.string(name);
-    return raw === null ? [] : raw.split(',').map((item) => item.trim()).filter(Boolean);
+    return raw === null
+      ? []
+      : raw
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
   }
 }
 
@@ -262,7 +272,8 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
   const dataDir = resolve(options.dataDir ?? read.string('DATA_DIR') ?? './data');
   // PORT and HOST stay the registry's, as before services had sections.
   const registryHost = read.string('REGISTRY_HOST') ?? read.string('HOST') ?? '0.0.0.0';
-  const registryPort = options.port ?? read.port(read.string('REGISTRY_PORT') === null ? 'PORT' : 'REGISTRY_PORT', 4025);
+  const registryPort =
+    options.port ?? read.port(read.string('REGISTRY_PORT') === null ? 'PORT' : 'REGISTRY_PORT', 4025);
 
   const jwtSecret = options.jwtSecret ?? read.string('PLATFORM_JWT_SECRET');
   if (jwtSecret && jwtSecret.length < 16) read.problems.push('PLATFORM_JWT_SECRET must be at least 16 characters long');
@@ -270,7 +281,8 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
 
   const database = parseDatabaseUrl(read.string('DATABASE_URL'), dataDir, read.problems);
   const redisUrl = read.string('REDIS_URL');
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) read.problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
+    read.problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
 
   const primary = read.string('STORAGE_PRIMARY') ?? `file://${join(dataDir, 'objects')}`;
   const mirrors = read.list('STORAGE_MIRRORS');
@@ -281,7 +293,8 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
   }
 
   const publicBaseUrl = read.string('PUBLIC_BASE_URL');
-  if (publicBaseUrl && !/^https?:\/\//.test(publicBaseUrl)) read.problems.push('PUBLIC_BASE_URL must be an http(s) URL');
+  if (publicBaseUrl && !/^https?:\/\//.test(publicBaseUrl))
+    read.problems.push('PUBLIC_BASE_URL must be an http(s) URL');
   const debug = read.boolean('DEBUG', false);
 
   const config: PlatformConfig = {
@@ -303,18 +316,29 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     registry: {
       host: registryHost,
       port: registryPort,
-      workers: options.workers ?? read.workers(read.string('REGISTRY_WORKERS') === null ? 'WORKERS' : 'REGISTRY_WORKERS'),
+      workers:
+        options.workers ?? read.workers(read.string('REGISTRY_WORKERS') === null ? 'WORKERS' : 'REGISTRY_WORKERS'),
       publicBaseUrl: publicBaseUrl?.replace(/\/+$/, '') ?? null,
       signedUrlTtlSeconds: read.integer('SIGNED_URL_TTL_SECONDS', 600, { min: 1, max: 7 * 24 * 3600 }),
       uploadMaxBytes: read.integer('UPLOAD_MAX_BYTES', 100 * MiB, { min: 1 }),
       zipLimits: {
         maxEntries: read.integer('ZIP_MAX_ENTRIES', DEFAULT_ZIP_LIMITS.maxEntries, { min: 1 }),
-        maxTotalUncompressedBytes: read.integer('ZIP_MAX_UNCOMPRESSED_BYTES', DEFAULT_ZIP_LIMITS.maxTotalUncompressedBytes, { min: 1 }),
+        maxTotalUncompressedBytes: read.integer(
+          'ZIP_MAX_UNCOMPRESSED_BYTES',
+          DEFAULT_ZIP_LIMITS.maxTotalUncompressedBytes,
+          { min: 1 },
+        ),
         maxEntryRatio: read.number('ZIP_MAX_ENTRY_RATIO', DEFAULT_ZIP_LIMITS.maxEntryRatio, { min: 1 }),
-        entryRatioFloorBytes: read.integer('ZIP_ENTRY_RATIO_FLOOR_BYTES', DEFAULT_ZIP_LIMITS.entryRatioFloorBytes, { min: 0 }),
+        entryRatioFloorBytes: read.integer('ZIP_ENTRY_RATIO_FLOOR_BYTES', DEFAULT_ZIP_LIMITS.entryRatioFloorBytes, {
+          min: 0,
+        }),
         maxNameLength: read.integer('ZIP_MAX_NAME_LENGTH', DEFAULT_ZIP_LIMITS.maxNameLength, { min: 1, max: 4096 }),
         maxArchiveRatio: read.number('ZIP_MAX_ARCHIVE_RATIO', DEFAULT_ZIP_LIMITS.maxArchiveRatio, { min: 1 }),
-        archiveRatioThresholdBytes: read.integer('ZIP_ARCHIVE_RATIO_THRESHOLD_BYTES', DEFAULT_ZIP_LIMITS.archiveRatioThresholdBytes, { min: 0 }),
+        archiveRatioThresholdBytes: read.integer(
+          'ZIP_ARCHIVE_RATIO_THRESHOLD_BYTES',
+          DEFAULT_ZIP_LIMITS.archiveRatioThresholdBytes,
+          { min: 0 },
+        ),
       },
       rateLimit: {
         anonPerHour: read.integer('RATE_LIMIT_ANON_PER_HOUR', 100, { min: 1 }),
@@ -336,7 +360,10 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       appId: read.string('APP_ID') ?? 'toolbox',
       modsDir: resolve(read.string('MODS_DIR') ?? join(dataDir, 'mods')),
       platformBase: read.string('PLATFORM_BASE'),
-      platformBasePort: read.string('PLATFORM_BASE_PORT') === null ? null : read.integer('PLATFORM_BASE_PORT', 0, { min: 1, max: 65535 }),
+      platformBasePort:
+        read.string('PLATFORM_BASE_PORT') === null
+          ? null
+          : read.integer('PLATFORM_BASE_PORT', 0, { min: 1, max: 65535 }),
       platformRemoteBase: read.string('PLATFORM_REMOTE_BASE')?.replace(/\/+$/, '') ?? null,
       httpUrl: read.string('PLATFORM_HTTP_URL')?.replace(/\/+$/, '') ?? null,
       testTimeoutSeconds: read.number('FUNCTION_TEST_TIMEOUT_SECONDS', 15, { min: 0.001 }),
@@ -362,7 +389,9 @@ function parseDatabaseUrl(url: string | null, dataDir: string, problems: string[
     const path = sqlite[1];
     return { type: 'sqlite', location: path === ':memory:' || isAbsolute(path) ? path : resolve(path) };
   }
-  problems.push(`DATABASE_URL must be mysql://USER:PASSWORD@HOST:PORT/DATABASE or sqlite:PATH (got "${redactUrl(url)}")`);
+  problems.push(
+    `DATABASE_URL must be mysql://USER:PASSWORD@HOST:PORT/DATABASE or sqlite:PATH (got "${redactUrl(url)}")`,
+  );
   return { type: 'sqlite', location: join(dataDir, 'platform.sqlite') };
 }
 

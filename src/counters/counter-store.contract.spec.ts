@@ -23,7 +23,12 @@ function redisBackend(redisUrl: string): CounterBackend {
   return {
     async open() {
       // No retries: an unreachable Redis must fail the suite, not hang it.
-      redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+      redis = new Redis(redisUrl, {
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        connectTimeout: 2000,
+      });
       redis.on('error', () => undefined);
       try {
         await redis.connect();
@@ -82,7 +87,11 @@ describe.each(backends)('CounterStore contract: %s', (_driver, createBackend) =>
   it('counts hits on one key within a window', async () => {
     const key = uniqueKey('counts');
 
-    const hits = [await store.increment(key, WINDOW_MS), await store.increment(key, WINDOW_MS), await store.increment(key, WINDOW_MS)];
+    const hits = [
+      await store.increment(key, WINDOW_MS),
+      await store.increment(key, WINDOW_MS),
+      await store.increment(key, WINDOW_MS),
+    ];
 
     expect(hits.map((hit) => hit.count)).toEqual([1, 2, 3]);
   });
@@ -173,7 +182,9 @@ describe.each(backends)('CounterStore contract: %s', (_driver, createBackend) =>
 
     const hits = await Promise.all(Array.from({ length: 50 }, () => store.increment(key, 60_000)));
 
-    expect(hits.map((hit) => hit.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
+    expect(hits.map((hit) => hit.count).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 50 }, (_, index) => index + 1),
+    );
   });
 
   if (backend.raw) {

@@ -15,7 +15,9 @@ export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
       provide: REDIS_CLIENT,
       inject: [PLATFORM_CONFIG],
       useFactory: (config: PlatformConfig) =>
-        config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }) : null,
+        config.redisUrl
+          ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
+          : null,
     },
     {
       provide: COUNTER_STORE,

@@ -7,7 +7,13 @@ import { MIGRATIONS } from './migrations/index.js';
 
 /** One description of the database for the services, `tb db migrate` and the TypeORM CLI (ormconfig.ts). */
 export function createDataSourceOptions(database: DatabaseConfig, { logging = false } = {}): DataSourceOptions {
-  const common = { entities: ENTITIES, migrations: MIGRATIONS, synchronize: false, logging, migrationsTransactionMode: 'each' as const };
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    synchronize: false,
+    logging,
+    migrationsTransactionMode: 'each' as const,
+  };
   if (database.type === 'mysql') {
     return {
       ...common,

@@ -14,4 +14,19 @@ import { ArtifactVersionEntity } from '../modules/artifacts/entities/artifact-ve
 import { ArtifactEntity } from '../modules/artifacts/entities/artifact.entity.js';
 
 /** Every entity of the platform, for the one data source (modules still own and export services, not these). */
-export const ENTITIES = [QueueJobEntity, RegistryAccountEntity, PublisherEntity, PackageEntity, PackageVersionEntity, PackageDeltaEntity, PackageSearchTermEntity, PackageSearchWordEntity, VerificationRequestEntity, AuditEntryEntity, ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity, ApiKeyEntity];
+export const ENTITIES = [
+  QueueJobEntity,
+  RegistryAccountEntity,
+  PublisherEntity,
+  PackageEntity,
+  PackageVersionEntity,
+  PackageDeltaEntity,
+  PackageSearchTermEntity,
+  PackageSearchWordEntity,
+  VerificationRequestEntity,
+  AuditEntryEntity,
+  ArtifactEntity,
+  ArtifactVersionEntity,
+  ArtifactBuildEntity,
+  ApiKeyEntity,
+];

@@ -18,7 +18,8 @@ export class AddWidgets1795000000000 implements MigrationInterface {
 
 describe('migration registration', () => {
   it('imports and appends a new migration to MIGRATIONS', () => {
-    expect(registerMigration(INDEX, '1795000000000-add-widgets', 'AddWidgets1795000000000')).toBe(`import { First1 } from './1-first.js';
+    expect(registerMigration(INDEX, '1795000000000-add-widgets', 'AddWidgets1795000000000'))
+      .toBe(`import { First1 } from './1-first.js';
 import { Second2 } from './2-second.js';
 import { AddWidgets1795000000000 } from './1795000000000-add-widgets.js';
 
@@ -35,11 +36,15 @@ export const MIGRATIONS = [
   });
 
   it('adds the comma a list without a trailing one needs', () => {
-    expect(registerMigration("import { A1 } from './1-a.js';\nexport const MIGRATIONS = [A1];\n", '2-b', 'B2')).toContain('export const MIGRATIONS = [A1,\n  B2,\n];');
+    expect(
+      registerMigration("import { A1 } from './1-a.js';\nexport const MIGRATIONS = [A1];\n", '2-b', 'B2'),
+    ).toContain('export const MIGRATIONS = [A1,\n  B2,\n];');
   });
 
   it('makes the CLI template import of the two interfaces type-only', () => {
-    expect(withTypeOnlyImport(GENERATED).split('\n')[0]).toBe("import type { MigrationInterface, QueryRunner } from 'typeorm';");
+    expect(withTypeOnlyImport(GENERATED).split('\n')[0]).toBe(
+      "import type { MigrationInterface, QueryRunner } from 'typeorm';",
+    );
   });
 
   it('reads the migration class name', () => {

@@ -61,5 +61,9 @@ export async function registerMigrations(directory: string): Promise<string[]> {
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const directory = resolve(process.argv[2] ?? 'src/database/migrations');
   const added = await registerMigrations(directory);
-  console.log(added.length === 0 ? 'no new migration to register' : `registered in ${join(directory, 'index.ts')}: ${added.join(', ')}`);
+  console.log(
+    added.length === 0
+      ? 'no new migration to register'
+      : `registered in ${join(directory, 'index.ts')}: ${added.join(', ')}`,
+  );
 }

@@ -33,7 +33,9 @@ export class HealthController implements OnModuleInit {
         try {
           this.modules.get(token as never, { strict: false });
         } catch {
-          throw new Error(`HealthModule: the "${name}" readiness check needs ${String((token as { name?: string }).name ?? token)}, which this service does not provide`);
+          throw new Error(
+            `HealthModule: the "${name}" readiness check needs ${String((token as { name?: string }).name ?? token)}, which this service does not provide`,
+          );
         }
       }
     }
@@ -68,10 +70,17 @@ export class HealthController implements OnModuleInit {
     const results = await Promise.all(checks);
     const details: Record<string, { status: string; message?: string }> = {};
     for (const result of results) Object.assign(details, result);
-    const failed = Object.entries(details).filter(([, value]) => value.status !== 'up').map(([name]) => name);
+    const failed = Object.entries(details)
+      .filter(([, value]) => value.status !== 'up')
+      .map(([name]) => name);
     if (failed.length > 0) {
       response.status(503);
-      return { status: 'unavailable', failed, message: `Not ready: ${failed.join(', ')} did not answer`, checks: details };
+      return {
+        status: 'unavailable',
+        failed,
+        message: `Not ready: ${failed.join(', ')} did not answer`,
+        checks: details,
+      };
     }
     return { status: 'ready', checks: details };
   }

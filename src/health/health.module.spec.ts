@@ -14,7 +14,10 @@ let databaseAnswers = true;
 @Global()
 @Module({
   providers: [
-    { provide: DataSource, useValue: { query: async () => (databaseAnswers ? [{ 1: 1 }] : Promise.reject(new Error('gone'))) } },
+    {
+      provide: DataSource,
+      useValue: { query: async () => (databaseAnswers ? [{ 1: 1 }] : Promise.reject(new Error('gone'))) },
+    },
     { provide: REDIS_CLIENT, useValue: null },
   ],
   exports: [DataSource, REDIS_CLIENT],
@@ -49,7 +52,9 @@ describe('HealthModule.forRoot', () => {
   });
 
   it('answers 503 naming the listed dependency that failed', async () => {
-    const served = await serve({ checks: ['database', { name: 'model', check: async () => Promise.reject(new Error('no model')) }] });
+    const served = await serve({
+      checks: ['database', { name: 'model', check: async () => Promise.reject(new Error('no model')) }],
+    });
     app = served.app;
     databaseAnswers = false;
     const response = await fetch(`${served.base}/api/v1/ready`);
@@ -74,6 +79,8 @@ describe('HealthModule.forRoot', () => {
   });
 
   it('fails at start-up when a listed check needs a dependency the service does not provide', async () => {
-    await expect(serve({ checks: ['database', 'storage'] })).rejects.toThrow(/"storage" readiness check needs StorageService/);
+    await expect(serve({ checks: ['database', 'storage'] })).rejects.toThrow(
+      /"storage" readiness check needs StorageService/,
+    );
   });
 });

@@ -1,2 +1,10 @@
-export { FRAMEWORK_DUMP_CONTEXTS, LOG_LEVELS, PlatformLogger, isLogLevelName, type LogFormat, type LogLevelName, type PlatformLoggerOptions } from './platform-logger.js';
+export {
+  FRAMEWORK_DUMP_CONTEXTS,
+  LOG_LEVELS,
+  PlatformLogger,
+  isLogLevelName,
+  type LogFormat,
+  type LogLevelName,
+  type PlatformLoggerOptions,
+} from './platform-logger.js';
 export { currentRequestId, runInRequestContext } from './request-context.js';

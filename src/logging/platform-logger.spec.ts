@@ -14,7 +14,11 @@ function collector(chunks: string[]): Writable {
 function capture(options: PlatformLoggerOptions = {}) {
   const chunks: string[] = [];
   const logger = new PlatformLogger({ format: 'json', ...options, destination: collector(chunks) });
-  const lines = () => chunks.join('').split('\n').filter((line) => line.length > 0);
+  const lines = () =>
+    chunks
+      .join('')
+      .split('\n')
+      .filter((line) => line.length > 0);
   return { logger, lines, records: () => lines().map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
@@ -23,7 +27,13 @@ describe('PlatformLogger', () => {
     const { logger, records } = capture();
     logger.log('listening on http://127.0.0.1:4025', 'Registry');
     expect(records()).toEqual([
-      { level: 'info', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), pid: process.pid, context: 'Registry', msg: 'listening on http://127.0.0.1:4025' },
+      {
+        level: 'info',
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        pid: process.pid,
+        context: 'Registry',
+        msg: 'listening on http://127.0.0.1:4025',
+      },
     ]);
   });
 
@@ -61,25 +71,41 @@ describe('PlatformLogger', () => {
       logger.log('Mapped {/api/v1/packages, GET} route', 'RouterExplorer');
       logger.log('Nest application successfully started', 'NestApplication');
     }
-    expect([quiet.lines().length, verbose.records().map((record) => record.context)]).toEqual([0, ['InstanceLoader', 'RouterExplorer', 'NestApplication']]);
+    expect([quiet.lines().length, verbose.records().map((record) => record.context)]).toEqual([
+      0,
+      ['InstanceLoader', 'RouterExplorer', 'NestApplication'],
+    ]);
   });
 
   it('keeps errors from the framework contexts even without DEBUG', () => {
     const { logger, records } = capture();
     logger.error('port in use', undefined, 'NestApplication');
-    expect(records()).toEqual([expect.objectContaining({ level: 'error', context: 'NestApplication', msg: 'port in use' })]);
+    expect(records()).toEqual([
+      expect.objectContaining({ level: 'error', context: 'NestApplication', msg: 'port in use' }),
+    ]);
   });
 
   it('puts the stack Nest passes to error() in err.stack', () => {
     const { logger, records } = capture();
     logger.error('handler raised', 'Error: boom\n    at handler', 'ExceptionsHandler');
-    expect(records()[0]).toEqual(expect.objectContaining({ msg: 'handler raised', context: 'ExceptionsHandler', err: { stack: 'Error: boom\n    at handler' } }));
+    expect(records()[0]).toEqual(
+      expect.objectContaining({
+        msg: 'handler raised',
+        context: 'ExceptionsHandler',
+        err: { stack: 'Error: boom\n    at handler' },
+      }),
+    );
   });
 
   it('logs an Error with its message and stack', () => {
     const { logger, records } = capture();
     logger.error(new Error('disk gone'), 'Storage');
-    expect(records()[0]).toEqual(expect.objectContaining({ msg: 'disk gone', err: expect.objectContaining({ message: 'disk gone', stack: expect.stringContaining('Error: disk gone') }) }));
+    expect(records()[0]).toEqual(
+      expect.objectContaining({
+        msg: 'disk gone',
+        err: expect.objectContaining({ message: 'disk gone', stack: expect.stringContaining('Error: disk gone') }),
+      }),
+    );
   });
 
   it('writes readable lines in the pretty format', () => {

@@ -11,7 +11,13 @@ export type LogLevelName = (typeof LOG_LEVELS)[number];
  * Nest's own start-up dumps (a line per module, controller and route, some sixty for the registry):
  * shown only with DEBUG.
  */
-export const FRAMEWORK_DUMP_CONTEXTS: ReadonlySet<string> = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+export const FRAMEWORK_DUMP_CONTEXTS: ReadonlySet<string> = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
 
 export interface PlatformLoggerOptions {
   /** Default: pretty when `destination` (stdout) is a terminal, JSON otherwise. */
@@ -39,7 +45,14 @@ export class PlatformLogger implements LoggerService {
     this.debugEnabled = options.debug ?? false;
     const stream =
       format === 'pretty'
-        ? pinoPretty({ destination, sync: true, colorize: destination.isTTY === true, ignore: 'pid,hostname,context', messageFormat: '{if context}[{context}] {end}{msg}', translateTime: 'SYS:HH:MM:ss.l' })
+        ? pinoPretty({
+            destination,
+            sync: true,
+            colorize: destination.isTTY === true,
+            ignore: 'pid,hostname,context',
+            messageFormat: '{if context}[{context}] {end}{msg}',
+            translateTime: 'SYS:HH:MM:ss.l',
+          })
         : destination;
     this.pino = pino(
       {
@@ -87,7 +100,13 @@ export class PlatformLogger implements LoggerService {
   private write(level: LogLevelName, message: unknown, optional: unknown[]): void {
     const params = [...optional];
     const context = params.length > 0 && typeof params.at(-1) === 'string' ? (params.pop() as string) : undefined;
-    if (!this.debugEnabled && context !== undefined && FRAMEWORK_DUMP_CONTEXTS.has(context) && (level === 'info' || level === 'debug' || level === 'trace')) return;
+    if (
+      !this.debugEnabled &&
+      context !== undefined &&
+      FRAMEWORK_DUMP_CONTEXTS.has(context) &&
+      (level === 'info' || level === 'debug' || level === 'trace')
+    )
+      return;
     if (!this.pino.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = context === undefined ? {} : { context };
     if (message instanceof Error) {

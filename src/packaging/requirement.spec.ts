@@ -26,7 +26,11 @@ describe('parseRequirement', () => {
     });
 
     it('reads an operator glued to the name', () => {
-      expect(parseRequirement('CloudM>=2.0.0')).toMatchObject({ name: 'CloudM', range: '>=2.0.0', writtenRange: '>=2.0.0' });
+      expect(parseRequirement('CloudM>=2.0.0')).toMatchObject({
+        name: 'CloudM',
+        range: '>=2.0.0',
+        writtenRange: '>=2.0.0',
+      });
     });
 
     it('reads a caret glued to the name', () => {
@@ -34,7 +38,11 @@ describe('parseRequirement', () => {
     });
 
     it('reads name@range', () => {
-      expect(parseRequirement('name@^1.0.0')).toMatchObject({ name: 'name', range: '>=1.0.0 <2.0.0-0', writtenRange: '^1.0.0' });
+      expect(parseRequirement('name@^1.0.0')).toMatchObject({
+        name: 'name',
+        range: '>=1.0.0 <2.0.0-0',
+        writtenRange: '^1.0.0',
+      });
     });
 
     it('reads a range separated from the name by a space', () => {
@@ -127,7 +135,7 @@ describe('parseRequirement', () => {
       expect(parseRequirement('x==v1.2.3').exact).toBe('1.2.3');
     });
 
-    it('reads pip\'s ==1.0.* wildcard as a range, not a pin', () => {
+    it("reads pip's ==1.0.* wildcard as a range, not a pin", () => {
       const requirement = parseRequirement('x==1.0.*');
       expect(requirement.range).toBe('>=1.0.0 <1.1.0-0');
       expect(requirement).not.toHaveProperty('exact');
@@ -153,14 +161,18 @@ describe('parseRequirement', () => {
 
     it('excludes one version with !=', () => {
       const { range } = parseRequirement('a>=1.0,!=1.5.0,<2');
-      expect([satisfies('1.4.0', range), satisfies('1.5.0', range), satisfies('1.6.0', range)]).toEqual([true, false, true]);
+      expect([satisfies('1.4.0', range), satisfies('1.5.0', range), satisfies('1.6.0', range)]).toEqual([
+        true,
+        false,
+        true,
+      ]);
     });
 
-    it('reads pip\'s compatible release ~=1.4 as >=1.4 <2', () => {
+    it("reads pip's compatible release ~=1.4 as >=1.4 <2", () => {
       expect(parseRequirement('a~=1.4').range).toBe('>=1.4.0 <2.0.0-0');
     });
 
-    it('reads pip\'s compatible release ~=1.4.2 as >=1.4.2 <1.5', () => {
+    it("reads pip's compatible release ~=1.4.2 as >=1.4.2 <1.5", () => {
       expect(parseRequirement('a~=1.4.2').range).toBe('>=1.4.2 <1.5.0-0');
     });
   });
@@ -281,16 +293,23 @@ describe('isValidPackageName', () => {
 });
 
 describe('isPrereleaseRange', () => {
-  it.each(['>=2.0.0-beta', '^1.0.0-0', '~1.2.3-rc.1', '==2.0.0-beta.1', '1.0.0 - 2.0.0-rc.1', '>=1.0.0 <2.0.0 || >=3.0.0-alpha'])(
-    'says %s names a prerelease',
+  it.each([
+    '>=2.0.0-beta',
+    '^1.0.0-0',
+    '~1.2.3-rc.1',
+    '==2.0.0-beta.1',
+    '1.0.0 - 2.0.0-rc.1',
+    '>=1.0.0 <2.0.0 || >=3.0.0-alpha',
+  ])('says %s names a prerelease', (range) => {
+    expect(isPrereleaseRange(range)).toBe(true);
+  });
+
+  it.each(['*', '^1.2', '~1.4', '>=1.0,<2.0', '1.x', '<2.0.0-0', 'not a range'])(
+    'says %s names no prerelease',
     (range) => {
-      expect(isPrereleaseRange(range)).toBe(true);
+      expect(isPrereleaseRange(range)).toBe(false);
     },
   );
-
-  it.each(['*', '^1.2', '~1.4', '>=1.0,<2.0', '1.x', '<2.0.0-0', 'not a range'])('says %s names no prerelease', (range) => {
-    expect(isPrereleaseRange(range)).toBe(false);
-  });
 });
 
 describe('normalizeHostVersion', () => {

@@ -51,7 +51,9 @@ describe('ZipInspector', () => {
   describe('accepted archives', () => {
     it('summarizes a normal archive with its entries, sizes and CRCs', async () => {
       const inspection = await inspect(
-        zipBuilder().add('README.md', '# Hello\n'.repeat(50)).addStored('bin/tool', Buffer.from([1, 2, 3, 4])),
+        zipBuilder()
+          .add('README.md', '# Hello\n'.repeat(50))
+          .addStored('bin/tool', Buffer.from([1, 2, 3, 4])),
       );
       expect(inspection).toEqual({
         entryCount: 2,
@@ -66,21 +68,35 @@ describe('ZipInspector', () => {
             compressedSize: expect.any(Number),
             crc32: zlib.crc32('# Hello\n'.repeat(50)),
           },
-          { name: 'bin/tool', isDirectory: false, size: 4, compressedSize: 4, crc32: zlib.crc32(Buffer.from([1, 2, 3, 4])) },
+          {
+            name: 'bin/tool',
+            isDirectory: false,
+            size: 4,
+            compressedSize: 4,
+            crc32: zlib.crc32(Buffer.from([1, 2, 3, 4])),
+          },
         ],
       });
       expect(inspection.totalCompressedBytes).toBeLessThan(100);
     });
 
     it('accepts directory entries and counts only files as files', async () => {
-      const inspection = await inspect(zipBuilder().withDirectory('mod/').withDirectory('mod/assets/').add('mod/main.py', 'x'));
+      const inspection = await inspect(
+        zipBuilder().withDirectory('mod/').withDirectory('mod/assets/').add('mod/main.py', 'x'),
+      );
       expect(inspection).toMatchObject({ entryCount: 3, fileCount: 1 });
       expect(inspection.entries.map((entry) => entry.isDirectory)).toEqual([true, true, false]);
     });
 
     it('accepts an empty archive with no entries', async () => {
       const inspection = await inspect(zipBuilder());
-      expect(inspection).toEqual({ entryCount: 0, fileCount: 0, totalUncompressedBytes: 0, totalCompressedBytes: 0, entries: [] });
+      expect(inspection).toEqual({
+        entryCount: 0,
+        fileCount: 0,
+        totalUncompressedBytes: 0,
+        totalCompressedBytes: 0,
+        entries: [],
+      });
     });
 
     it('accepts UTF-8 names flagged as such', async () => {
@@ -100,7 +116,9 @@ describe('ZipInspector', () => {
 
     it('accepts a highly compressible entry at the 1 MiB ratio floor', async () => {
       const inspection = await inspect(zipBuilder().addZeros('padding.bin', MEBIBYTE));
-      expect(inspection.entries[0].size / inspection.entries[0].compressedSize).toBeGreaterThan(DEFAULT_ZIP_LIMITS.maxEntryRatio);
+      expect(inspection.entries[0].size / inspection.entries[0].compressedSize).toBeGreaterThan(
+        DEFAULT_ZIP_LIMITS.maxEntryRatio,
+      );
     });
 
     it('accepts a compressible archive below the archive-ratio threshold', async () => {
@@ -117,14 +135,17 @@ describe('ZipInspector', () => {
 
     it('accepts incompressible content, stored and deflated', async () => {
       const inspection = await inspect(
-        zipBuilder().addRandom('photo.jpg', 3 * MEBIBYTE + 7).addRandom('raw.bin', 200_000, { deflate: false }),
+        zipBuilder()
+          .addRandom('photo.jpg', 3 * MEBIBYTE + 7)
+          .addRandom('raw.bin', 200_000, { deflate: false }),
       );
       expect(inspection.totalUncompressedBytes).toBe(3 * MEBIBYTE + 7 + 200_000);
     });
 
     it('inspects a 100 MiB incompressible archive', async () => {
       const builder = zipBuilder();
-      for (let index = 0; index < 50; index++) builder.addRandom(`blob-${index}.bin`, 2 * MEBIBYTE, { deflate: index % 2 === 0 });
+      for (let index = 0; index < 50; index++)
+        builder.addRandom(`blob-${index}.bin`, 2 * MEBIBYTE, { deflate: index % 2 === 0 });
       const inspection = await inspect(builder);
       expect(inspection).toMatchObject({ fileCount: 50, totalUncompressedBytes: 100 * MEBIBYTE });
     });
@@ -133,7 +154,11 @@ describe('ZipInspector', () => {
       const inspector = new ZipInspector();
       const [first, second] = await Promise.all([
         writeArchive(zipBuilder().addRandom('a.bin', 3 * MEBIBYTE)),
-        writeArchive(zipBuilder().addRandom('b.bin', 2 * MEBIBYTE, { deflate: false }).add('c.txt', 'c')),
+        writeArchive(
+          zipBuilder()
+            .addRandom('b.bin', 2 * MEBIBYTE, { deflate: false })
+            .add('c.txt', 'c'),
+        ),
       ]);
       const results = await Promise.all([inspector.inspect(first), inspector.inspect(second)]);
       expect(results.map((result) => result.totalUncompressedBytes)).toEqual([3 * MEBIBYTE, 2 * MEBIBYTE + 1]);
@@ -159,7 +184,9 @@ describe('ZipInspector', () => {
 
     it('rejects an archive cut short before its central directory ends', async () => {
       const archive = zipBuilder().add('a.txt', 'hello').add('b.txt', 'world').build();
-      expect(await rejectionOf(archive.subarray(0, archive.length - 10))).toMatchObject(rejectedWith('Not a ZIP archive'));
+      expect(await rejectionOf(archive.subarray(0, archive.length - 10))).toMatchObject(
+        rejectedWith('Not a ZIP archive'),
+      );
     });
 
     it('rejects an archive whose entry data is missing from the file', async () => {
@@ -185,9 +212,9 @@ describe('ZipInspector', () => {
 
     it('rejects deflate data that does not inflate', async () => {
       const garbage = Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-      expect(await rejectionOf(zipBuilder().addRaw('broken.txt', garbage, { compress: false, method: 8, declaredSize: 10 }))).toMatchObject(
-        rejectedWith('"broken.txt" is corrupt'),
-      );
+      expect(
+        await rejectionOf(zipBuilder().addRaw('broken.txt', garbage, { compress: false, method: 8, declaredSize: 10 })),
+      ).toMatchObject(rejectedWith('"broken.txt" is corrupt'));
     });
 
     it('rejects a deflate stream cut short', async () => {
@@ -199,7 +226,9 @@ describe('ZipInspector', () => {
         declaredSize: content.length,
         crc32: zlib.crc32(content),
       });
-      expect(await rejectionOf(builder)).toMatchObject(rejectedWith('ZIP entry "cut.txt" is corrupt: unexpected end of file'));
+      expect(await rejectionOf(builder)).toMatchObject(
+        rejectedWith('ZIP entry "cut.txt" is corrupt: unexpected end of file'),
+      );
     });
   });
 
@@ -288,9 +317,9 @@ describe('ZipInspector', () => {
     });
 
     it('rejects a directory-typed entry whose name lacks the trailing slash', async () => {
-      expect(await rejectionOf(zipBuilder().addRaw('folder', '', { compress: false, unixMode: 0o040755 }))).toMatchObject(
-        rejectedWith('ZIP entry "folder" is a directory whose name does not end in "/"'),
-      );
+      expect(
+        await rejectionOf(zipBuilder().addRaw('folder', '', { compress: false, unixMode: 0o040755 })),
+      ).toMatchObject(rejectedWith('ZIP entry "folder" is a directory whose name does not end in "/"'));
     });
 
     it('rejects a directory entry that carries content', async () => {
@@ -325,7 +354,9 @@ describe('ZipInspector', () => {
 
   describe('sizes and ratios', () => {
     it('rejects more entries than the default limit of 50,000', async () => {
-      expect(await rejectionOf(buildManyEntries(50_001))).toMatchObject(rejectedWith('has 50001 entries; the limit is 50000'));
+      expect(await rejectionOf(buildManyEntries(50_001))).toMatchObject(
+        rejectedWith('has 50001 entries; the limit is 50000'),
+      );
     });
 
     it('rejects a declared total uncompressed size over the limit, naming the entry that crosses it', async () => {
@@ -337,7 +368,11 @@ describe('ZipInspector', () => {
 
     it('rejects a 600 MiB zip bomb of zeros before inflating it', async () => {
       const started = Date.now();
-      const error = await rejectionOf(zipBuilder().add('mod.py', 'print(1)').addZeros('bomb.bin', 600 * MEBIBYTE));
+      const error = await rejectionOf(
+        zipBuilder()
+          .add('mod.py', 'print(1)')
+          .addZeros('bomb.bin', 600 * MEBIBYTE),
+      );
       expect(error).toMatchObject(rejectedWith('ZIP entry "bomb.bin" has a compression ratio of'));
       expect(Date.now() - started).toBeLessThan(5000);
     });
@@ -379,7 +414,8 @@ describe('ZipInspector', () => {
 
     it('names the entry contributing most to an archive ratio violation', async () => {
       const builder = zipBuilder().addRandom('noise.bin', 1000);
-      for (let index = 0; index < 5; index++) builder.addZeros(`chunk-${index}.bin`, Math.floor(MEBIBYTE / (index + 1)));
+      for (let index = 0; index < 5; index++)
+        builder.addZeros(`chunk-${index}.bin`, Math.floor(MEBIBYTE / (index + 1)));
       expect(await rejectionOf(builder, { archiveRatioThresholdBytes: 2 * MEBIBYTE })).toMatchObject(
         rejectedWith('ZIP entry "chunk-0.bin" contributes most'),
       );
@@ -389,7 +425,9 @@ describe('ZipInspector', () => {
       const started = Date.now();
       // Declaring 1 KiB keeps the entry under every size and ratio rule: only inflating catches it.
       const error = await rejectionOf(zipBuilder().addZeros('bomb.bin', 600 * MEBIBYTE, { declaredSize: 1024 }));
-      expect(error).toMatchObject(rejectedWith('ZIP entry "bomb.bin" inflates to more than the 1024 bytes it declares'));
+      expect(error).toMatchObject(
+        rejectedWith('ZIP entry "bomb.bin" inflates to more than the 1024 bytes it declares'),
+      );
       expect(Date.now() - started).toBeLessThan(2000);
     });
 
@@ -406,13 +444,15 @@ describe('ZipInspector', () => {
     });
 
     it('rejects a stored entry whose declared size differs from its stored bytes', async () => {
-      expect(await rejectionOf(zipBuilder().addRaw('stored.bin', 'abcdef', { compress: false, declaredSize: 3 }))).toMatchObject(
-        rejectedWith('ZIP entry "stored.bin" is stored uncompressed but declares 3 bytes and holds 6'),
-      );
+      expect(
+        await rejectionOf(zipBuilder().addRaw('stored.bin', 'abcdef', { compress: false, declaredSize: 3 })),
+      ).toMatchObject(rejectedWith('ZIP entry "stored.bin" is stored uncompressed but declares 3 bytes and holds 6'));
     });
 
     it('rejects entries whose data overlaps another entry', async () => {
-      const builder = zipBuilder().addZeros('kernel.bin', 512 * 1024).withCentralAlias('kernel.bin', 'alias.bin');
+      const builder = zipBuilder()
+        .addZeros('kernel.bin', 512 * 1024)
+        .withCentralAlias('kernel.bin', 'alias.bin');
       expect(await rejectionOf(builder)).toMatchObject(rejectedWith('overlaps the data of "kernel.bin"'));
     });
   });

@@ -259,21 +259,25 @@ function checkCentralEntry(entry: Entry, limits: ZipLimits): CentralEntry {
   // some extractors honour them regardless; a zero type means "unspecified" (DOS, Windows tools).
   const unixType = (entry.externalFileAttributes >>> 16) & UNIX_TYPE_MASK;
   if (unixType === UNIX_SYMLINK) throw reject(`${label} is a symbolic link`);
-  if (unixType === UNIX_DIRECTORY && !isDirectory) throw reject(`${label} is a directory whose name does not end in "/"`);
+  if (unixType === UNIX_DIRECTORY && !isDirectory)
+    throw reject(`${label} is a directory whose name does not end in "/"`);
   if (unixType !== 0 && unixType !== UNIX_REGULAR && unixType !== UNIX_DIRECTORY) {
     throw reject(`${label} is ${UNIX_TYPE_NAMES[unixType] ?? 'not a regular file'}`);
   }
 
   if ((entry.generalPurposeBitFlag & FLAG_ENCRYPTED) !== 0) throw reject(`${label} is encrypted`);
   if (entry.compressionMethod !== METHOD_STORED && entry.compressionMethod !== METHOD_DEFLATE) {
-    throw reject(`${label} uses compression method ${entry.compressionMethod}; only stored (0) and deflate (8) are accepted`);
+    throw reject(
+      `${label} uses compression method ${entry.compressionMethod}; only stored (0) and deflate (8) are accepted`,
+    );
   }
   if (entry.compressionMethod === METHOD_STORED && entry.compressedSize !== entry.uncompressedSize) {
     throw reject(
       `${label} is stored uncompressed but declares ${entry.uncompressedSize} bytes and holds ${entry.compressedSize}`,
     );
   }
-  if (isDirectory && entry.uncompressedSize > 0) throw reject(`${label} is a directory with ${entry.uncompressedSize} bytes of content`);
+  if (isDirectory && entry.uncompressedSize > 0)
+    throw reject(`${label} is a directory with ${entry.uncompressedSize} bytes of content`);
 
   if (entry.uncompressedSize > limits.entryRatioFloorBytes) {
     const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
@@ -373,7 +377,9 @@ export class ZipInspector {
       const key = comparisonKey(entry.name);
       const previous = keys.get(key);
       if (previous !== undefined) {
-        throw reject(`ZIP entry ${quote(entry.name)} duplicates ${quote(previous.name)} (names compare case-insensitively)`);
+        throw reject(
+          `ZIP entry ${quote(entry.name)} duplicates ${quote(previous.name)} (names compare case-insensitively)`,
+        );
       }
       keys.set(key, entry);
 
@@ -412,11 +418,13 @@ export class ZipInspector {
     for (const entry of inFileOrder) {
       const label = `ZIP entry ${quote(entry.name)}`;
       // Entries sharing bytes are the overlapping-file bomb: a few KiB referenced many times.
-      if (entry.localHeaderOffset < previousDataEnd) throw reject(`${label} overlaps the data of ${quote(previousName)}`);
+      if (entry.localHeaderOffset < previousDataEnd)
+        throw reject(`${label} overlaps the data of ${quote(previousName)}`);
       const dataStart = await this.checkLocalHeader(reader, entry, label);
       previousDataEnd = dataStart + entry.compressedSize;
       previousName = entry.name;
-      if (previousDataEnd > reader.fileSize) throw reject(`${label} runs past the end of the file (truncated archive?)`);
+      if (previousDataEnd > reader.fileSize)
+        throw reject(`${label} runs past the end of the file (truncated archive?)`);
 
       let measured: { bytes: number; crc32: number };
       try {
@@ -505,7 +513,9 @@ export class ZipInspector {
         // The write callback runs once zlib has consumed the whole chunk, so the reader may
         // then reuse its buffer; waiting for it also keeps at most one chunk in flight. A zlib
         // error destroys the stream without calling that callback, hence the race with `done`.
-        const written = new Promise<void>((resolve, fail) => inflater.write(chunk, (error) => (error ? fail(error) : resolve())));
+        const written = new Promise<void>((resolve, fail) =>
+          inflater.write(chunk, (error) => (error ? fail(error) : resolve())),
+        );
         written.catch(() => undefined);
         await Promise.race([written, done]);
       }

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import Bull from 'bull';
 import { Redis, type RedisOptions } from 'ioredis';
-import { DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, type JobHandler, type JobOptions, type JobQueue, type JobState } from './job-queue.js';
+import {
+  DEFAULT_ATTEMPTS,
+  DEFAULT_BACKOFF_MS,
+  type JobHandler,
+  type JobOptions,
+  type JobQueue,
+  type JobState,
+} from './job-queue.js';
 
 /** Failed jobs stay inspectable (and report 'failed') for a week, at most this many per job name. */
 const KEEP_FAILED = { age: 7 * 24 * 3600, count: 1000 };

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { In, LessThanOrEqual, type DataSource, type Repository } from 'typeorm';
-import { DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, backoffDelay, type JobHandler, type JobOptions, type JobQueue, type JobState } from './job-queue.js';
+import {
+  DEFAULT_ATTEMPTS,
+  DEFAULT_BACKOFF_MS,
+  backoffDelay,
+  type JobHandler,
+  type JobOptions,
+  type JobQueue,
+  type JobState,
+} from './job-queue.js';
 import { QueueJobEntity } from './queue-job.entity.js';
 
 const POLL_INTERVAL_MS = 250;
@@ -78,7 +86,9 @@ export class InProcessJobQueue implements JobQueue {
   async whenIdle(timeoutMs = 30_000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const pending = await this.jobs.count({ where: { state: In(['waiting', 'active']), name: In([...this.handlers.keys()]) } });
+      const pending = await this.jobs.count({
+        where: { state: In(['waiting', 'active']), name: In([...this.handlers.keys()]) },
+      });
       if (pending === 0 && this.running.size === 0) return true;
       this.kick();
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -136,7 +146,9 @@ export class InProcessJobQueue implements JobQueue {
         const run = this.run(job, entry.handler)
           // Recording the outcome can fail (database gone); the lease brings the job back, the process must live on.
           .catch((error: unknown) => {
-            this.logger.error(`Recording the outcome of job ${job.name} ${job.id} failed: ${(error as Error)?.message ?? error}`);
+            this.logger.error(
+              `Recording the outcome of job ${job.name} ${job.id} failed: ${(error as Error)?.message ?? error}`,
+            );
           })
           .finally(() => {
             entry.running -= 1;
@@ -179,7 +191,10 @@ export class InProcessJobQueue implements JobQueue {
       const message = (error as Error)?.message ?? String(error);
       if (job.attempts >= job.maxAttempts) {
         this.logger.error(`Job ${job.name} ${job.id} failed after ${job.attempts} attempts: ${message}`);
-        await this.jobs.update({ id: job.id }, { state: 'failed', dedupeKey: null, lockedUntil: null, lastError: message });
+        await this.jobs.update(
+          { id: job.id },
+          { state: 'failed', dedupeKey: null, lockedUntil: null, lastError: message },
+        );
       } else {
         const runAt = new Date(Date.now() + backoffDelay(job.backoffMs, job.attempts));
         this.logger.warn(`Job ${job.name} ${job.id} attempt ${job.attempts} failed, retrying: ${message}`);

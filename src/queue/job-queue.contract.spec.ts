@@ -28,7 +28,9 @@ function inProcessBackend(): QueueBackend {
   return {
     async setUp() {
       directory = await mkdtemp(join(tmpdir(), 'tb-queue-contract-'));
-      dataSource = new DataSource(createDataSourceOptions({ type: 'sqlite', location: join(directory, 'platform.sqlite') }));
+      dataSource = new DataSource(
+        createDataSourceOptions({ type: 'sqlite', location: join(directory, 'platform.sqlite') }),
+      );
       await dataSource.initialize();
       await dataSource.runMigrations();
     },
@@ -47,7 +49,12 @@ function bullBackend(redisUrl: string): QueueBackend {
   const prefix = `tbtest-queue-${randomBytes(6).toString('hex')}`;
   async function withRedis<T>(action: (redis: Redis) => Promise<T>): Promise<T> {
     // No retries: an unreachable Redis must fail the suite, not hang it.
-    const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+    const redis = new Redis(redisUrl, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 2000,
+    });
     redis.on('error', () => undefined);
     try {
       await redis.connect();

@@ -41,7 +41,8 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    if (this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, [context.getHandler(), context.getClass()])) return true;
+    if (this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, [context.getHandler(), context.getClass()]))
+      return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     if (isAdmin(request)) return true;
     const limit = request.principal ? this.options.authPerHour : this.options.anonPerHour;
@@ -53,7 +54,10 @@ export class RateLimitGuard implements CanActivate {
     response.setHeader('X-RateLimit-Reset', String(resetSeconds));
     if (hit.count > limit) {
       response.setHeader('Retry-After', String(resetSeconds));
-      throw new PlatformError('RATE_LIMITED', `Rate limit of ${limit} requests per hour exceeded; retry in ${resetSeconds} s`);
+      throw new PlatformError(
+        'RATE_LIMITED',
+        `Rate limit of ${limit} requests per hour exceeded; retry in ${resetSeconds} s`,
+      );
     }
     return true;
   }

@@ -12,7 +12,10 @@ export class RateLimitModule {
   static forRoot(options: RateLimitOptions): DynamicModule {
     return {
       module: RateLimitModule,
-      providers: [{ provide: RATE_LIMIT_OPTIONS, useValue: options }, { provide: APP_GUARD, useClass: RateLimitGuard }],
+      providers: [
+        { provide: RATE_LIMIT_OPTIONS, useValue: options },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+      ],
     };
   }
 }

@@ -4,7 +4,13 @@ import { copyFile, link, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { makeDirectory, replaceFileAtomically } from '../common/atomic-write.js';
-import { ObjectNotFoundError, assertSafeKey, type ByteRange, type ObjectInfo, type ObjectStore } from './object-store.js';
+import {
+  ObjectNotFoundError,
+  assertSafeKey,
+  type ByteRange,
+  type ObjectInfo,
+  type ObjectStore,
+} from './object-store.js';
 
 export class LocalObjectStore implements ObjectStore {
   readonly name: string;
@@ -17,7 +23,9 @@ export class LocalObjectStore implements ObjectStore {
     const target = this.pathOf(key);
     // A hard link costs nothing when the source is on the same filesystem (uploads are staged in
     // DATA_DIR/tmp); otherwise copy. Either way readers never see a half-written object.
-    await replaceFileAtomically(target, (temporary) => link(filePath, temporary).catch(() => copyFile(filePath, temporary)));
+    await replaceFileAtomically(target, (temporary) =>
+      link(filePath, temporary).catch(() => copyFile(filePath, temporary)),
+    );
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {

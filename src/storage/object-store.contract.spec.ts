@@ -19,7 +19,12 @@ interface S3rverInstance {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
 }
-type S3rverConstructor = new (options: { address: string; port: number; silent: boolean; directory: string }) => S3rverInstance;
+type S3rverConstructor = new (options: {
+  address: string;
+  port: number;
+  silent: boolean;
+  directory: string;
+}) => S3rverInstance;
 
 // s3rver ships CommonJS without type declarations.
 const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
@@ -50,7 +55,9 @@ async function startS3rver(): Promise<{ port: number; stop(): Promise<void> }> {
 async function openS3Store(): Promise<StoreUnderTest> {
   const server = await startS3rver();
   // s3rver accepts the credentials it documents; the bucket is created on first use, as in production.
-  const store = new S3ObjectStore(parseS3Url(`s3://S3RVER:S3RVER@127.0.0.1:${server.port}/contract?tls=false&prefix=platform&create_bucket=true`));
+  const store = new S3ObjectStore(
+    parseS3Url(`s3://S3RVER:S3RVER@127.0.0.1:${server.port}/contract?tls=false&prefix=platform&create_bucket=true`),
+  );
   return {
     store,
     dispose: async () => {
@@ -178,15 +185,20 @@ describe.each([
     expect((await readAll(await store.get('packages/apart/b.zip'))).toString()).toBe('beta');
   });
 
-  it.each(['../escape.zip', 'packages/../../etc/passwd', 'packages/./x.zip', '/absolute.zip', 'packages//x.zip', 'packages\\x.zip', ''])(
-    'refuses the unsafe key %j on every operation',
-    async (key) => {
-      await expect(store.putFile(key, contentFile)).rejects.toThrow(/Unsafe object key/);
-      await expect(store.get(key)).rejects.toThrow(/Unsafe object key/);
-      await expect(store.stat(key)).rejects.toThrow(/Unsafe object key/);
-      await expect(store.delete(key)).rejects.toThrow(/Unsafe object key/);
-    },
-  );
+  it.each([
+    '../escape.zip',
+    'packages/../../etc/passwd',
+    'packages/./x.zip',
+    '/absolute.zip',
+    'packages//x.zip',
+    'packages\\x.zip',
+    '',
+  ])('refuses the unsafe key %j on every operation', async (key) => {
+    await expect(store.putFile(key, contentFile)).rejects.toThrow(/Unsafe object key/);
+    await expect(store.get(key)).rejects.toThrow(/Unsafe object key/);
+    await expect(store.stat(key)).rejects.toThrow(/Unsafe object key/);
+    await expect(store.delete(key)).rejects.toThrow(/Unsafe object key/);
+  });
 
   it('passes its health check', async () => {
     await expect(store.health()).resolves.toBeUndefined();
@@ -224,7 +236,9 @@ describe('LocalObjectStore directories', () => {
     const file = join(scratch, 'concurrent.txt');
     await writeFile(file, 'x');
 
-    await Promise.all(Array.from({ length: 20 }, (_, index) => store.putFile(`shared/parent/${index % 3}/${index}.zip`, file)));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, index) => store.putFile(`shared/parent/${index % 3}/${index}.zip`, file)),
+    );
 
     expect(await store.stat('shared/parent/2/17.zip')).toEqual({ size: 1 });
   });
@@ -237,14 +251,18 @@ describe('LocalObjectStore directories', () => {
   });
 
   // procfs answers ENOENT to every mkdir below it, which sends Node's recursive mkdir into an endless loop.
-  (process.platform === 'linux' ? it : it.skip)('fails, instead of hanging, where its directory cannot be created', async () => {
-    const store = new LocalObjectStore('/proc/toolbox-not-writable/objects');
-    const file = join(scratch, 'procfs.txt');
-    await writeFile(file, 'x');
+  (process.platform === 'linux' ? it : it.skip)(
+    'fails, instead of hanging, where its directory cannot be created',
+    async () => {
+      const store = new LocalObjectStore('/proc/toolbox-not-writable/objects');
+      const file = join(scratch, 'procfs.txt');
+      await writeFile(file, 'x');
 
-    await expect(store.health()).rejects.toMatchObject({ code: 'ENOENT' });
-    await expect(store.putFile('packages/a.zip', file)).rejects.toMatchObject({ code: 'ENOENT' });
-  }, 5000);
+      await expect(store.health()).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(store.putFile('packages/a.zip', file)).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+    5000,
+  );
 });
 
 describe('S3ObjectStore in a shared bucket', () => {
@@ -253,7 +271,9 @@ describe('S3ObjectStore in a shared bucket', () => {
   let scratch: string;
 
   function storeWithPrefix(prefix: string): S3ObjectStore {
-    const store = new S3ObjectStore(parseS3Url(`s3://S3RVER:S3RVER@127.0.0.1:${server.port}/shared?tls=false&create_bucket=true&prefix=${prefix}`));
+    const store = new S3ObjectStore(
+      parseS3Url(`s3://S3RVER:S3RVER@127.0.0.1:${server.port}/shared?tls=false&create_bucket=true&prefix=${prefix}`),
+    );
     stores.push(store);
     return store;
   }
@@ -308,7 +328,11 @@ describe('createObjectStore', () => {
   });
 
   it('opens an S3 store for every S3 scheme', () => {
-    for (const url of ['s3://k:s@minio:9000/bucket', 's3+http://k:s@minio:9000/bucket', 's3+https://k:s@minio:9000/bucket']) {
+    for (const url of [
+      's3://k:s@minio:9000/bucket',
+      's3+http://k:s@minio:9000/bucket',
+      's3+https://k:s@minio:9000/bucket',
+    ]) {
       const store = createObjectStore(url);
       expect(store).toBeInstanceOf(S3ObjectStore);
       (store as S3ObjectStore).destroy();
@@ -329,7 +353,11 @@ describe('createObjectStore', () => {
 
 describe('parseS3Url', () => {
   it('reads endpoint, bucket, credentials and options from a MinIO-style URL', () => {
-    expect(parseS3Url('s3://minio:secret@minio.internal:9000/artifacts?region=eu-west-1&tls=false&prefix=platform&create_bucket=true')).toEqual({
+    expect(
+      parseS3Url(
+        's3://minio:secret@minio.internal:9000/artifacts?region=eu-west-1&tls=false&prefix=platform&create_bucket=true',
+      ),
+    ).toEqual({
       endpoint: 'http://minio.internal:9000',
       bucket: 'artifacts',
       region: 'eu-west-1',
@@ -367,7 +395,10 @@ describe('parseS3Url', () => {
   });
 
   it('decodes percent-encoded credentials', () => {
-    expect(parseS3Url('s3://AKIA%2Fkey:p%40ss%3Aword@host/bucket')).toMatchObject({ accessKeyId: 'AKIA/key', secretAccessKey: 'p@ss:word' });
+    expect(parseS3Url('s3://AKIA%2Fkey:p%40ss%3Aword@host/bucket')).toMatchObject({
+      accessKeyId: 'AKIA/key',
+      secretAccessKey: 'p@ss:word',
+    });
   });
 
   it('leaves the endpoint and credentials to AWS defaults when there is no host', () => {

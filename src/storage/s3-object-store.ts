@@ -10,7 +10,13 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { ObjectNotFoundError, assertSafeKey, type ByteRange, type ObjectInfo, type ObjectStore } from './object-store.js';
+import {
+  ObjectNotFoundError,
+  assertSafeKey,
+  type ByteRange,
+  type ObjectInfo,
+  type ObjectStore,
+} from './object-store.js';
 
 export interface S3StoreOptions {
   endpoint?: string;
@@ -102,7 +108,9 @@ export class S3ObjectStore implements ObjectStore {
 
   async stat(key: string): Promise<ObjectInfo | null> {
     try {
-      const response = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key) }));
+      const response = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key) }),
+      );
       return { size: Number(response.ContentLength ?? 0) };
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -145,5 +153,7 @@ export class S3ObjectStore implements ObjectStore {
 
 function isNotFound(error: unknown): boolean {
   const candidate = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return candidate?.name === 'NoSuchKey' || candidate?.name === 'NotFound' || candidate?.$metadata?.httpStatusCode === 404;
+  return (
+    candidate?.name === 'NoSuchKey' || candidate?.name === 'NotFound' || candidate?.$metadata?.httpStatusCode === 404
+  );
 }

@@ -13,9 +13,14 @@ import { DownloadUrls } from './download-urls.js';
     {
       provide: OBJECT_STORES,
       inject: [PLATFORM_CONFIG],
-      useFactory: (config: PlatformConfig) => [config.storage.primary, ...config.storage.mirrors].map(createObjectStore),
+      useFactory: (config: PlatformConfig) =>
+        [config.storage.primary, ...config.storage.mirrors].map(createObjectStore),
     },
-    { provide: UrlSigner, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new UrlSigner(requireJwtSecret(config, 'signed download URLs')) },
+    {
+      provide: UrlSigner,
+      inject: [PLATFORM_CONFIG],
+      useFactory: (config: PlatformConfig) => new UrlSigner(requireJwtSecret(config, 'signed download URLs')),
+    },
     StorageService,
     DownloadUrls,
   ],

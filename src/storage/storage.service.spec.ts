@@ -128,7 +128,9 @@ describe('StorageService with a primary and a mirror', () => {
     // Retries and fallbacks are logged as warnings by design; the assertions check them instead.
     Logger.overrideLogger(false);
     directory = await mkdtemp(join(tmpdir(), 'tb-storage-service-'));
-    dataSource = new DataSource(createDataSourceOptions({ type: 'sqlite', location: join(directory, 'platform.sqlite') }));
+    dataSource = new DataSource(
+      createDataSourceOptions({ type: 'sqlite', location: join(directory, 'platform.sqlite') }),
+    );
     await dataSource.initialize();
     await dataSource.runMigrations();
   });

@@ -52,7 +52,11 @@ export class StorageService implements OnModuleInit {
   async putFile(key: string, filePath: string, contentType?: string): Promise<void> {
     await this.primary.putFile(key, filePath, contentType);
     for (let mirror = 1; mirror < this.stores.length; mirror += 1) {
-      await this.queue.add<MirrorCopyPayload>(MIRROR_COPY_JOB, { key, mirror }, { jobId: `${mirror}:${key}`, attempts: 10 });
+      await this.queue.add<MirrorCopyPayload>(
+        MIRROR_COPY_JOB,
+        { key, mirror },
+        { jobId: `${mirror}:${key}`, attempts: 10 },
+      );
     }
   }
 
@@ -64,7 +68,8 @@ export class StorageService implements OnModuleInit {
         return await store.get(key, range);
       } catch (error) {
         lastError = error;
-        if (!(error instanceof ObjectNotFoundError)) this.logger.warn(`Reading ${key} from ${store.name} failed: ${(error as Error).message}`);
+        if (!(error instanceof ObjectNotFoundError))
+          this.logger.warn(`Reading ${key} from ${store.name} failed: ${(error as Error).message}`);
       }
     }
     throw lastError;
@@ -85,7 +90,11 @@ export class StorageService implements OnModuleInit {
   /** Removes the object from every store through retried jobs. */
   async delete(key: string): Promise<void> {
     for (let store = 0; store < this.stores.length; store += 1) {
-      await this.queue.add<DeletePayload>(DELETE_OBJECT_JOB, { key, store }, { jobId: `${store}:${key}`, attempts: 20 });
+      await this.queue.add<DeletePayload>(
+        DELETE_OBJECT_JOB,
+        { key, store },
+        { jobId: `${store}:${key}`, attempts: 20 },
+      );
     }
   }
 
@@ -122,7 +131,9 @@ export class StorageService implements OnModuleInit {
     if (!target) return;
     // Mirrors go after the primary: a mirror copy still queued would otherwise bring the object back to the mirror.
     if (store > 0 && (await this.primary.stat(key))) {
-      throw new Error(`${key} is still on the primary ${this.primary.name}; its delete from ${target.name} waits for that`);
+      throw new Error(
+        `${key} is still on the primary ${this.primary.name}; its delete from ${target.name} waits for that`,
+      );
     }
     await target.delete(key);
   }

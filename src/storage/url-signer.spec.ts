@@ -3,7 +3,11 @@ import { UrlSigner } from './url-signer.js';
 const NOW = Date.parse('2026-01-15T12:00:00Z');
 const PATH = '/api/v1/files/packages/abc/1.0.0.zip';
 
-function signedParameters(signer: UrlSigner, path = PATH, expiresInSeconds = 300): { expires: string; signature: string } {
+function signedParameters(
+  signer: UrlSigner,
+  path = PATH,
+  expiresInSeconds = 300,
+): { expires: string; signature: string } {
   const query = new URLSearchParams(signer.sign(path, expiresInSeconds, NOW).query);
   return { expires: query.get('expires') ?? '', signature: query.get('signature') ?? '' };
 }

@@ -75,16 +75,22 @@ afterAll(async () => {
 describe('Supervisor over forked child processes', () => {
   it('restarts a crashing child until it comes up ready', async () => {
     const runsFile = join(workspace, 'runs');
-    const { supervisor, events } = supervise(await script('crash.mjs', CRASH_UNTIL_THIRD_RUN), { env: { RUNS_FILE: runsFile } });
+    const { supervisor, events } = supervise(await script('crash.mjs', CRASH_UNTIL_THIRD_RUN), {
+      env: { RUNS_FILE: runsFile },
+    });
     await supervisor.start();
     const pid = supervisor.children()[0]!.handle.pid!;
     await supervisor.stop();
-    const exits = events.filter((event) => event.type === 'exited').map((event) => (event as { code: number | null }).code);
-    expect([exits.slice(0, 2), events.filter((event) => event.type === 'restart-scheduled').map((event) => (event as { delayMs: number }).delayMs), isAlive(pid)]).toEqual([
-      [3, 3],
-      [10, 20],
-      false,
-    ]);
+    const exits = events
+      .filter((event) => event.type === 'exited')
+      .map((event) => (event as { code: number | null }).code);
+    expect([
+      exits.slice(0, 2),
+      events
+        .filter((event) => event.type === 'restart-scheduled')
+        .map((event) => (event as { delayMs: number }).delayMs),
+      isAlive(pid),
+    ]).toEqual([[3, 3], [10, 20], false]);
   });
 
   it('stops a child gracefully with SIGTERM', async () => {
@@ -120,7 +126,10 @@ describe('no orphans', () => {
     const sourceDir = dirname(fileURLToPath(import.meta.url));
     for (const file of await readdir(sourceDir)) {
       if (!file.endsWith('.ts') || file.endsWith('.spec.ts')) continue;
-      const { code } = transformFileSync(join(sourceDir, file), { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } });
+      const { code } = transformFileSync(join(sourceDir, file), {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'es6' },
+      });
       await writeFile(join(libDir, file.replace(/\.ts$/, '.js')), code);
     }
     await script('child.mjs', READY);
@@ -174,7 +183,10 @@ if (cluster.isWorker) {
   });
 
   it('children are killed when the supervisor process exits on an uncaught error', async () => {
-    const { main, childPid } = await supervisorProcess("forkLauncher({ modulePath: './child.mjs' })", "setTimeout(() => { throw new Error('supervisor bug'); }, 50);");
+    const { main, childPid } = await supervisorProcess(
+      "forkLauncher({ modulePath: './child.mjs' })",
+      "setTimeout(() => { throw new Error('supervisor bug'); }, 50);",
+    );
     const exitCode = await new Promise<number | null>((resolve) => main.on('exit', (code) => resolve(code)));
     await waitFor(() => !isAlive(childPid), `child ${childPid} to exit with its supervisor`);
     expect([exitCode, isAlive(childPid)]).toEqual([1, false]);
@@ -186,5 +198,4 @@ if (cluster.isWorker) {
     main.kill('SIGTERM');
     expect([await exitCode, isAlive(childPid)]).toEqual([0, false]);
   });
-
 });

@@ -85,7 +85,10 @@ export function clusterWorkerHandle(worker: Worker): ChildHandle {
  * an uncaught error), and on SIGTERM/SIGINT they are stopped gracefully before this process exits.
  * Returns the function that unbinds it.
  */
-export function bindToProcess(supervisor: Supervisor, options: { signals?: NodeJS.Signals[]; exitCode?: number } = {}): () => void {
+export function bindToProcess(
+  supervisor: Supervisor,
+  options: { signals?: NodeJS.Signals[]; exitCode?: number } = {},
+): () => void {
   const onExit = () => supervisor.killAllNow();
   const onSignal = () => {
     void supervisor.stop().then(() => process.exit(options.exitCode ?? 0));

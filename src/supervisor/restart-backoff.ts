@@ -26,8 +26,15 @@ export class RestartBackoff {
     this.factor = options.factor ?? 2;
     this.maxDelayMs = options.maxDelayMs ?? 30_000;
     this.stablePeriodMs = options.stablePeriodMs ?? 60_000;
-    if (!(this.initialDelayMs >= 0) || !(this.factor >= 1) || !(this.maxDelayMs >= this.initialDelayMs) || !(this.stablePeriodMs >= 0)) {
-      throw new RangeError('restart back-off needs initialDelayMs ≥ 0, factor ≥ 1, maxDelayMs ≥ initialDelayMs and stablePeriodMs ≥ 0');
+    if (
+      !(this.initialDelayMs >= 0) ||
+      !(this.factor >= 1) ||
+      !(this.maxDelayMs >= this.initialDelayMs) ||
+      !(this.stablePeriodMs >= 0)
+    ) {
+      throw new RangeError(
+        'restart back-off needs initialDelayMs ≥ 0, factor ≥ 1, maxDelayMs ≥ initialDelayMs and stablePeriodMs ≥ 0',
+      );
     }
   }
 

@@ -1,5 +1,11 @@
 import { RestartBackoff } from './restart-backoff.js';
-import { Supervisor, type ChildHandle, type SupervisorClock, type SupervisorEvent, type SupervisorOptions } from './supervisor.js';
+import {
+  Supervisor,
+  type ChildHandle,
+  type SupervisorClock,
+  type SupervisorEvent,
+  type SupervisorOptions,
+} from './supervisor.js';
 
 /** Timers that fire only when the test advances time. */
 class ManualClock implements SupervisorClock {
@@ -26,7 +32,9 @@ class ManualClock implements SupervisorClock {
     const until = this.time + ms;
     for (;;) {
       await flush();
-      const due = [...this.timers.entries()].filter(([, timer]) => timer.at <= until).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+      const due = [...this.timers.entries()]
+        .filter(([, timer]) => timer.at <= until)
+        .sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
       if (!due) break;
       this.timers.delete(due[0]);
       this.time = due[1].at;
@@ -169,12 +177,18 @@ describe('Supervisor', () => {
     const { supervisor, launched, clock, events } = harness();
     void supervisor.start();
     await clock.advance(5_000);
-    expect([launched[0].signals, events.some((event) => event.type === 'not-ready'), events.at(-1)?.type]).toEqual([['SIGKILL'], true, 'restart-scheduled']);
+    expect([launched[0].signals, events.some((event) => event.type === 'not-ready'), events.at(-1)?.type]).toEqual([
+      ['SIGKILL'],
+      true,
+      'restart-scheduled',
+    ]);
   });
 
   it('polls a readiness probe until it answers true', async () => {
     let answers = [false, false, true];
-    const { supervisor, clock, events } = harness({ readiness: { probe: async () => answers.shift() ?? false, probeIntervalMs: 50, timeoutMs: 5_000 } });
+    const { supervisor, clock, events } = harness({
+      readiness: { probe: async () => answers.shift() ?? false, probeIntervalMs: 50, timeoutMs: 5_000 },
+    });
     let ready = false;
     void supervisor.start().then(() => (ready = true));
     await clock.advance(60);
@@ -211,12 +225,12 @@ describe('Supervisor', () => {
     await clock.advance(1_999);
     const beforeDeadline = [stopped, [...launched[0].signals]];
     await clock.advance(1);
-    expect([beforeDeadline, stopped, launched[0].signals, events.some((event) => event.type === 'killed-after-deadline')]).toEqual([
-      [false, ['SIGTERM']],
-      true,
-      ['SIGTERM', 'SIGKILL'],
-      true,
-    ]);
+    expect([
+      beforeDeadline,
+      stopped,
+      launched[0].signals,
+      events.some((event) => event.type === 'killed-after-deadline'),
+    ]).toEqual([[false, ['SIGTERM']], true, ['SIGTERM', 'SIGKILL'], true]);
   });
 
   it('cancels a pending restart when stopped', async () => {

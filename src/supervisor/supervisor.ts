@@ -58,7 +58,14 @@ export type SupervisorEvent =
   | { type: 'spawned'; slot: number; pid: number | undefined }
   | { type: 'ready'; slot: number; pid: number | undefined }
   | { type: 'not-ready'; slot: number; pid: number | undefined; afterMs: number }
-  | { type: 'exited'; slot: number; pid: number | undefined; code: number | null; signal: string | null; expected: boolean }
+  | {
+      type: 'exited';
+      slot: number;
+      pid: number | undefined;
+      code: number | null;
+      signal: string | null;
+      expected: boolean;
+    }
   | { type: 'restart-scheduled'; slot: number; delayMs: number; attempt: number }
   | { type: 'killed-after-deadline'; slot: number; pid: number | undefined };
 
@@ -104,10 +111,15 @@ export class Supervisor {
 
   constructor(private readonly options: SupervisorOptions) {
     const count = options.count ?? 1;
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`a supervisor needs at least one child (count ${count})`);
+    if (!Number.isInteger(count) || count < 1)
+      throw new RangeError(`a supervisor needs at least one child (count ${count})`);
     this.clock = options.clock ?? systemClock;
     this.readiness = options.readiness ?? {};
-    this.slots = Array.from({ length: count }, (_, index) => ({ index, backoff: new RestartBackoff(options.backoff), everReady: false }));
+    this.slots = Array.from({ length: count }, (_, index) => ({
+      index,
+      backoff: new RestartBackoff(options.backoff),
+      everReady: false,
+    }));
     this.allReady = new Promise<void>((resolve) => (this.resolveAllReady = resolve));
   }
 

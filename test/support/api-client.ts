@@ -53,7 +53,12 @@ export class ApiClient {
     return this.postForm<T>(path, { ...fields, file: { filename: 'package.zip', content: await readFile(filePath) } });
   }
 
-  async request<T = any>(method: string, path: string, json?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    json?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     const init: RequestInit = { headers: { ...headers } };
     if (json !== undefined) {
       init.body = typeof json === 'string' ? json : JSON.stringify(json);

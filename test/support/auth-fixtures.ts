@@ -22,7 +22,10 @@ export function tokenVerifier(): TokenVerifier {
   return new TokenVerifier(new JwtService({}), specConfig());
 }
 
-export function sessionCookies(counters: CounterStore = new MemoryCounterStore(), options: AuthModuleOptions['sessionCookie'] = {}): SessionCookies {
+export function sessionCookies(
+  counters: CounterStore = new MemoryCounterStore(),
+  options: AuthModuleOptions['sessionCookie'] = {},
+): SessionCookies {
   return new SessionCookies({ strategies: ['session-cookie'], sessionCookie: options }, specConfig(), counters);
 }
 
@@ -43,7 +46,11 @@ function base64url(value: unknown): string {
 }
 
 /** A hand-made HS256 JWT, so specs can forge what the real signer never would. */
-export function forgeJwt(claims: Record<string, unknown>, secret = SPEC_SECRET, header: Record<string, unknown> = { alg: 'HS256', typ: 'JWT' }): string {
+export function forgeJwt(
+  claims: Record<string, unknown>,
+  secret = SPEC_SECRET,
+  header: Record<string, unknown> = { alg: 'HS256', typ: 'JWT' },
+): string {
   const unsigned = `${base64url(header)}.${base64url(claims)}`;
   return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
 }

@@ -27,7 +27,9 @@ function mysqlRedis(mysqlUrl: string, redisUrl: string): Backend {
       const suffix = randomBytes(4).toString('hex');
       const base = new URL(mysqlUrl);
       const database = `${base.pathname.replace(/^\//, '') || 'toolbox_test'}_${suffix}`;
-      const admin = await createConnection({ uri: `${base.protocol}//${base.username ? `${base.username}${base.password ? `:${base.password}` : ''}@` : ''}${base.host}/` });
+      const admin = await createConnection({
+        uri: `${base.protocol}//${base.username ? `${base.username}${base.password ? `:${base.password}` : ''}@` : ''}${base.host}/`,
+      });
       await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
       await admin.end();
       const url = new URL(mysqlUrl);
@@ -36,7 +38,9 @@ function mysqlRedis(mysqlUrl: string, redisUrl: string): Backend {
       return {
         env: { DATABASE_URL: url.toString(), REDIS_URL: redisUrl, REDIS_PREFIX: prefix },
         dispose: async () => {
-          const connection = await createConnection({ uri: `${base.protocol}//${base.username ? `${base.username}${base.password ? `:${base.password}` : ''}@` : ''}${base.host}/` });
+          const connection = await createConnection({
+            uri: `${base.protocol}//${base.username ? `${base.username}${base.password ? `:${base.password}` : ''}@` : ''}${base.host}/`,
+          });
           await connection.query(`DROP DATABASE IF EXISTS \`${database}\``);
           await connection.end();
           const redis = new Redis(redisUrl);
@@ -60,7 +64,9 @@ export function backends(): Backend[] {
   const mysqlUrl = process.env.TEST_MYSQL_URL;
   const redisUrl = process.env.TEST_REDIS_URL;
   if (Boolean(mysqlUrl) !== Boolean(redisUrl)) {
-    throw new Error('Set both TEST_MYSQL_URL and TEST_REDIS_URL (or neither): the production engine pair is tested together');
+    throw new Error(
+      'Set both TEST_MYSQL_URL and TEST_REDIS_URL (or neither): the production engine pair is tested together',
+    );
   }
   return mysqlUrl && redisUrl ? [sqlite, mysqlRedis(mysqlUrl, redisUrl)] : [sqlite];
 }

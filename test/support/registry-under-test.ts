@@ -38,17 +38,23 @@ export interface RegistryUnderTest {
 export async function startRegistry(backend: Backend, env: Record<string, string> = {}): Promise<RegistryUnderTest> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-'));
   const provisioned = await backend.provision();
-  const config = loadConfig({
-    PLATFORM_JWT_SECRET: TEST_SECRET,
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    RATE_LIMIT_ANON_PER_HOUR: '100000',
-    RATE_LIMIT_AUTH_PER_HOUR: '100000',
-    ...provisioned.env,
-    ...env,
-  }, { services: ['registry'] });
-  const app = await createHttpApp(RegistryAppModule.forRoot(config), { ...registryHttpAppOptions(config), logger: ['error'] });
+  const config = loadConfig(
+    {
+      PLATFORM_JWT_SECRET: TEST_SECRET,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      RATE_LIMIT_ANON_PER_HOUR: '100000',
+      RATE_LIMIT_AUTH_PER_HOUR: '100000',
+      ...provisioned.env,
+      ...env,
+    },
+    { services: ['registry'] },
+  );
+  const app = await createHttpApp(RegistryAppModule.forRoot(config), {
+    ...registryHttpAppOptions(config),
+    logger: ['error'],
+  });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -23,7 +23,10 @@ function need(rule: AccessRule): string {
  * `api-key|jwt: permission execute`, `session-cookie|jwt: level LOGGED_IN`.
  */
 export function declaredRouteAccess(app: INestApplication): Record<string, string> {
-  const strategies = app.get<AuthStrategy[]>(AUTH_STRATEGIES, { strict: false }).map((strategy) => strategy.name).join('|');
+  const strategies = app
+    .get<AuthStrategy[]>(AUTH_STRATEGIES, { strict: false })
+    .map((strategy) => strategy.name)
+    .join('|');
   const routes: Record<string, string> = {};
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {

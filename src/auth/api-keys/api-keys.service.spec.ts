@@ -31,18 +31,22 @@ describe('ApiKeysService', () => {
   });
 
   it('refuses an unknown permission', async () => {
-    await expect(keys.create({ owner: 'owner-b', name: 'bad', permissions: ['read', 'delete'] })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('delete') });
+    await expect(keys.create({ owner: 'owner-b', name: 'bad', permissions: ['read', 'delete'] })).rejects.toMatchObject(
+      { code: 'BAD_REQUEST', message: expect.stringContaining('delete') },
+    );
   });
 
   it('refuses a level outside -1/0/1/2', async () => {
-    await expect(keys.create({ owner: 'owner-b', name: 'level', level: 3 })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(keys.create({ owner: 'owner-b', name: 'level', level: 3 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
   });
 
   it('refuses a name that cannot appear in the revoke path', async () => {
     await expect(keys.create({ owner: 'owner-b', name: 'a/b' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
   });
 
-  it("refuses a second unrevoked key of the same name for one owner, and allows it for another owner", async () => {
+  it('refuses a second unrevoked key of the same name for one owner, and allows it for another owner', async () => {
     await keys.create({ owner: 'owner-c', name: 'dup' });
     await expect(keys.create({ owner: 'owner-c', name: 'dup' })).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(keys.create({ owner: 'owner-d', name: 'dup' })).resolves.toMatchObject({ info: { owner: 'owner-d' } });

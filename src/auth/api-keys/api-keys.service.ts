@@ -42,17 +42,29 @@ export class ApiKeysService {
   /** Returns the plain key once; only its SHA-256 is stored. */
   async create(request: CreateApiKey): Promise<{ key: string; info: ApiKeyInfo }> {
     const owner = request.owner.trim();
-    if (!owner || owner.length > 191) throw new PlatformError('BAD_REQUEST', 'API key owner must be 1 to 191 characters');
+    if (!owner || owner.length > 191)
+      throw new PlatformError('BAD_REQUEST', 'API key owner must be 1 to 191 characters');
     if (!NAME_FORMAT.test(request.name)) {
-      throw new PlatformError('BAD_REQUEST', 'API key name must be 1 to 100 letters, digits, ".", "_" or "-" (it appears in the revoke path)');
+      throw new PlatformError(
+        'BAD_REQUEST',
+        'API key name must be 1 to 100 letters, digits, ".", "_" or "-" (it appears in the revoke path)',
+      );
     }
     const permissions = [...new Set(request.permissions ?? ['read'])];
     const unknown = permissions.filter((permission) => !isPermission(permission));
-    if (unknown.length > 0) throw new PlatformError('BAD_REQUEST', `Unknown API key permission(s): ${unknown.join(', ')}; known: ${PERMISSIONS.join(', ')}`);
+    if (unknown.length > 0)
+      throw new PlatformError(
+        'BAD_REQUEST',
+        `Unknown API key permission(s): ${unknown.join(', ')}; known: ${PERMISSIONS.join(', ')}`,
+      );
     const level = request.level ?? ACCESS_LEVEL.LOGGED_IN;
-    if (!isAccessLevel(level)) throw new PlatformError('BAD_REQUEST', `API key level must be one of -1, 0, 1, 2 (got ${level})`);
+    if (!isAccessLevel(level))
+      throw new PlatformError('BAD_REQUEST', `API key level must be one of -1, 0, 1, 2 (got ${level})`);
     if (await this.keys.exists({ where: { owner, name: request.name, revokedAt: IsNull() } })) {
-      throw new PlatformError('CONFLICT', `An API key named "${request.name}" already exists for ${owner}; revoke it first`);
+      throw new PlatformError(
+        'CONFLICT',
+        `An API key named "${request.name}" already exists for ${owner}; revoke it first`,
+      );
     }
     const key = generateApiKey();
     const entity = this.keys.create({
@@ -74,7 +86,10 @@ export class ApiKeysService {
   /** Unrevoked keys, oldest first; one owner's when given. */
   async list(options: { owner?: string; includeRevoked?: boolean } = {}): Promise<ApiKeyInfo[]> {
     const rows = await this.keys.find({
-      where: { ...(options.owner !== undefined ? { owner: options.owner } : {}), ...(options.includeRevoked ? {} : { revokedAt: IsNull() }) },
+      where: {
+        ...(options.owner !== undefined ? { owner: options.owner } : {}),
+        ...(options.includeRevoked ? {} : { revokedAt: IsNull() }),
+      },
       order: { createdAt: 'ASC', id: 'ASC' },
     });
     return rows.map(toInfo);
@@ -82,9 +97,16 @@ export class ApiKeysService {
 
   /** Revokes by id, or by owner and name (seed 02: `DELETE /api/keys/{name}`); NOT_FOUND when no such unrevoked key. */
   async revoke(selector: { id: string } | { owner: string; name: string }): Promise<ApiKeyInfo> {
-    const where = 'id' in selector ? { id: selector.id, revokedAt: IsNull() } : { owner: selector.owner, name: selector.name, revokedAt: IsNull() };
+    const where =
+      'id' in selector
+        ? { id: selector.id, revokedAt: IsNull() }
+        : { owner: selector.owner, name: selector.name, revokedAt: IsNull() };
     const row = await this.keys.findOne({ where });
-    if (!row) throw new PlatformError('NOT_FOUND', 'id' in selector ? `No API key ${selector.id}` : `No API key named "${selector.name}"`);
+    if (!row)
+      throw new PlatformError(
+        'NOT_FOUND',
+        'id' in selector ? `No API key ${selector.id}` : `No API key named "${selector.name}"`,
+      );
     row.revokedAt = new Date();
     await this.keys.update({ id: row.id, revokedAt: IsNull() }, { revokedAt: row.revokedAt });
     return toInfo(row);
@@ -96,7 +118,8 @@ export class ApiKeysService {
     const hash = hashApiKey(key);
     const row = await this.keys.findOne({ where: { keyHash: hash } });
     // The lookup is by hash already; the constant-time comparison keeps the final check free of early exits.
-    if (!row || !sameHash(row.keyHash, hash)) throw new PlatformError('UNAUTHORIZED', 'Authentication failed: unknown API key');
+    if (!row || !sameHash(row.keyHash, hash))
+      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: unknown API key');
     if (row.revokedAt) throw new PlatformError('UNAUTHORIZED', 'Authentication failed: API key revoked');
     const now = new Date();
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
@@ -120,4 +143,3 @@ function toInfo(row: ApiKeyEntity): ApiKeyInfo {
     revokedAt: row.revokedAt,
   };
 }
-

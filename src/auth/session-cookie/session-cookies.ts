@@ -45,7 +45,10 @@ export class SessionCookies {
     this.token = new SessionToken(secret);
   }
 
-  issue(user: { userId: string; username: string; level: number; email?: string | null }, nowSeconds = Math.floor(Date.now() / 1000)): IssuedSession {
+  issue(
+    user: { userId: string; username: string; level: number; email?: string | null },
+    nowSeconds = Math.floor(Date.now() / 1000),
+  ): IssuedSession {
     const payload: SessionPayload = {
       user_id: user.userId,
       session_id: randomUUID(),
@@ -56,13 +59,19 @@ export class SessionCookies {
       exp: nowSeconds + this.maxAgeSeconds,
     };
     const token = this.token.sign(payload);
-    return { sessionId: payload.session_id, token, expiresAt: payload.exp, setCookie: this.cookie(token, this.maxAgeSeconds) };
+    return {
+      sessionId: payload.session_id,
+      token,
+      expiresAt: payload.exp,
+      setCookie: this.cookie(token, this.maxAgeSeconds),
+    };
   }
 
   /** The session's payload; UNAUTHORIZED when tampered with, expired or logged out. */
   async verify(token: string): Promise<SessionPayload> {
     const payload = this.token.verify(token);
-    if (await this.isRevoked(payload.session_id)) throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (logged out)');
+    if (await this.isRevoked(payload.session_id))
+      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (logged out)');
     return payload;
   }
 
@@ -84,7 +93,14 @@ export class SessionCookies {
   }
 
   private cookie(value: string, maxAgeSeconds: number): string {
-    return [`${this.cookieName}=${encodeURIComponent(value)}`, `Max-Age=${maxAgeSeconds}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', ...(this.secure ? ['Secure'] : [])].join('; ');
+    return [
+      `${this.cookieName}=${encodeURIComponent(value)}`,
+      `Max-Age=${maxAgeSeconds}`,
+      'Path=/',
+      'HttpOnly',
+      'SameSite=Lax',
+      ...(this.secure ? ['Secure'] : []),
+    ].join('; ');
   }
 }
 

@@ -39,7 +39,8 @@ export class SessionToken {
     // Compared as text: decoding first would accept other spellings of the same bytes (base64's spare low bits).
     const given = Buffer.from(parts[1]);
     const expected = Buffer.from(this.mac(parts[0]).toString('base64url'));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized('session cookie signature does not match');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw unauthorized('session cookie signature does not match');
     let payload: Partial<SessionPayload>;
     try {
       payload = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'));
@@ -48,7 +49,12 @@ export class SessionToken {
     }
     if (typeof payload.exp !== 'number' || payload.exp <= 0) throw unauthorized('session cookie has no expiry');
     if (payload.exp <= nowSeconds) throw unauthorized('session expired');
-    if (typeof payload.user_id !== 'string' || !payload.user_id || typeof payload.session_id !== 'string' || !payload.session_id) {
+    if (
+      typeof payload.user_id !== 'string' ||
+      !payload.user_id ||
+      typeof payload.session_id !== 'string' ||
+      !payload.session_id
+    ) {
       throw unauthorized('session cookie names no user or session');
     }
     if (!isAccessLevel(payload.level)) throw unauthorized('session cookie has no valid level');

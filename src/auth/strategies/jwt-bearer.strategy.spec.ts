@@ -6,8 +6,17 @@ describe('JwtBearerStrategy', () => {
   const bearer = (token: string) => requestWith({ authorization: `Bearer ${token}` });
 
   it('turns a good token into a jwt principal with its level', async () => {
-    const principal = await strategy.authenticate(bearer(forgeJwt({ user_id: 'u1', username: 'ada', level: 2, exp: inAnHour() })));
-    expect(principal).toMatchObject({ platformUserId: 'u1', username: 'ada', level: 2, strategy: 'jwt', permissions: [], tokenSaysAdmin: false });
+    const principal = await strategy.authenticate(
+      bearer(forgeJwt({ user_id: 'u1', username: 'ada', level: 2, exp: inAnHour() })),
+    );
+    expect(principal).toMatchObject({
+      platformUserId: 'u1',
+      username: 'ada',
+      level: 2,
+      strategy: 'jwt',
+      permissions: [],
+      tokenSaysAdmin: false,
+    });
   });
 
   it('counts a token without a level claim as LOGGED_IN', async () => {
@@ -27,28 +36,39 @@ describe('JwtBearerStrategy', () => {
   });
 
   it('rejects a token signed with another secret', async () => {
-    await expect(strategy.authenticate(bearer(forgeJwt({ sub: 'u4', exp: inAnHour() }, 'another-secret-another-secret')))).rejects.toMatchObject({
+    await expect(
+      strategy.authenticate(bearer(forgeJwt({ sub: 'u4', exp: inAnHour() }, 'another-secret-another-secret'))),
+    ).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
       message: 'Authentication failed: invalid token',
     });
   });
 
   it('rejects an expired token', async () => {
-    await expect(strategy.authenticate(bearer(forgeJwt({ sub: 'u5', exp: Math.floor(Date.now() / 1000) - 10 })))).rejects.toMatchObject({
+    await expect(
+      strategy.authenticate(bearer(forgeJwt({ sub: 'u5', exp: Math.floor(Date.now() / 1000) - 10 }))),
+    ).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
       message: 'Authentication failed: token expired',
     });
   });
 
   it('rejects a token without exp', async () => {
-    await expect(strategy.authenticate(bearer(forgeJwt({ sub: 'u6' })))).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringContaining('exp') });
+    await expect(strategy.authenticate(bearer(forgeJwt({ sub: 'u6' })))).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: expect.stringContaining('exp'),
+    });
   });
 
   it('rejects an algorithm other than HS256', async () => {
-    await expect(strategy.authenticate(bearer(forgeJwt({ sub: 'u7', exp: inAnHour() }, undefined, { alg: 'HS512' })))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(
+      strategy.authenticate(bearer(forgeJwt({ sub: 'u7', exp: inAnHour() }, undefined, { alg: 'HS512' }))),
+    ).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('rejects an Authorization header of another scheme', async () => {
-    await expect(strategy.authenticate(requestWith({ authorization: 'Basic YTpi' }))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(strategy.authenticate(requestWith({ authorization: 'Basic YTpi' }))).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
   });
 });

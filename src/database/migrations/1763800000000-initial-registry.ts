@@ -43,7 +43,9 @@ export class InitialRegistry1763800000000 implements MigrationInterface {
           column.timestamp('created_at'),
           column.timestamp('updated_at'),
         ],
-        indices: [new TableIndex({ name: 'uq_users_platform_user_id', columnNames: ['platform_user_id'], isUnique: true })],
+        indices: [
+          new TableIndex({ name: 'uq_users_platform_user_id', columnNames: ['platform_user_id'], isUnique: true }),
+        ],
       }),
     );
 
@@ -119,7 +121,13 @@ export class InitialRegistry1763800000000 implements MigrationInterface {
           column.bigint('downloads'),
           column.timestamp('published_at'),
         ],
-        indices: [new TableIndex({ name: 'uq_package_versions_package_version', columnNames: ['package_id', 'version'], isUnique: true })],
+        indices: [
+          new TableIndex({
+            name: 'uq_package_versions_package_version',
+            columnNames: ['package_id', 'version'],
+            isUnique: true,
+          }),
+        ],
       }),
     );
   }

@@ -27,7 +27,10 @@ export class PackageSearch1763800000100 implements MigrationInterface {
       }),
     );
     // Popularity order for an empty query and for autocomplete, without sorting every package.
-    await queryRunner.createIndex('packages', new TableIndex({ name: 'ix_packages_total_downloads', columnNames: ['total_downloads', 'id'] }));
+    await queryRunner.createIndex(
+      'packages',
+      new TableIndex({ name: 'ix_packages_total_downloads', columnNames: ['total_downloads', 'id'] }),
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

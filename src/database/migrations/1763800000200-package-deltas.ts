@@ -37,7 +37,11 @@ export class PackageDeltas1763800000200 implements MigrationInterface {
         ],
         indices: [
           // Leads with package_id, so it also serves "every delta of a package" (deletion).
-          new TableIndex({ name: 'uq_package_deltas_pair', columnNames: ['package_id', 'from_version_id', 'to_version_id'], isUnique: true }),
+          new TableIndex({
+            name: 'uq_package_deltas_pair',
+            columnNames: ['package_id', 'from_version_id', 'to_version_id'],
+            isUnique: true,
+          }),
         ],
       }),
     );

@@ -92,7 +92,13 @@ export class AdminArtifacts1763800000300 implements MigrationInterface {
           column.nullableString('min_os_version', 50),
           column.timestamp('released_at'),
         ],
-        indices: [new TableIndex({ name: 'uq_artifact_versions_artifact_version', columnNames: ['artifact_id', 'version'], isUnique: true })],
+        indices: [
+          new TableIndex({
+            name: 'uq_artifact_versions_artifact_version',
+            columnNames: ['artifact_id', 'version'],
+            isUnique: true,
+          }),
+        ],
       }),
     );
 
@@ -115,7 +121,11 @@ export class AdminArtifacts1763800000300 implements MigrationInterface {
         ],
         indices: [
           // One build per platform and architecture of a version; the database settles racing uploads.
-          new TableIndex({ name: 'uq_artifact_builds_target', columnNames: ['version_id', 'platform', 'architecture'], isUnique: true }),
+          new TableIndex({
+            name: 'uq_artifact_builds_target',
+            columnNames: ['version_id', 'platform', 'architecture'],
+            isUnique: true,
+          }),
           new TableIndex({ name: 'ix_artifact_builds_artifact', columnNames: ['artifact_id'] }),
           new TableIndex({ name: 'ix_artifact_builds_storage_key', columnNames: ['storage_key'] }),
         ],
@@ -124,7 +134,13 @@ export class AdminArtifacts1763800000300 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['artifact_builds', 'artifact_versions', 'artifacts', 'audit_log', 'publisher_verification_requests']) {
+    for (const table of [
+      'artifact_builds',
+      'artifact_versions',
+      'artifacts',
+      'audit_log',
+      'publisher_verification_requests',
+    ]) {
       await queryRunner.dropTable(table, true);
     }
   }

@@ -23,17 +23,26 @@ export class SearchScores1763800000400 implements MigrationInterface {
     await queryRunner.createIndex(
       'package_search_terms',
       // package_id and field complete the index so candidate reads never touch the table rows.
-      new TableIndex({ name: 'ix_package_search_terms_rank', columnNames: ['term', 'visibility', 'score', 'package_id', 'field'] }),
+      new TableIndex({
+        name: 'ix_package_search_terms_rank',
+        columnNames: ['term', 'visibility', 'score', 'package_id', 'field'],
+      }),
     );
     // Per field: the distinct words of a field a prefix expands to (one seek each), and the joined-name range.
     await queryRunner.createIndex(
       'package_search_terms',
-      new TableIndex({ name: 'ix_package_search_terms_field', columnNames: ['field', 'term', 'visibility', 'score', 'package_id'] }),
+      new TableIndex({
+        name: 'ix_package_search_terms_field',
+        columnNames: ['field', 'term', 'visibility', 'score', 'package_id'],
+      }),
     );
     // The most downloaded public names with a common prefix, read by walking this index alone (no row lookups).
     await queryRunner.createIndex(
       'packages',
-      new TableIndex({ name: 'ix_packages_visible_popularity', columnNames: ['visibility', 'total_downloads', 'name_lower', 'id'] }),
+      new TableIndex({
+        name: 'ix_packages_visible_popularity',
+        columnNames: ['visibility', 'total_downloads', 'name_lower', 'id'],
+      }),
     );
   }
 
@@ -41,6 +50,7 @@ export class SearchScores1763800000400 implements MigrationInterface {
     await queryRunner.dropIndex('packages', 'ix_packages_visible_popularity');
     await queryRunner.dropIndex('package_search_terms', 'ix_package_search_terms_field');
     await queryRunner.dropIndex('package_search_terms', 'ix_package_search_terms_rank');
-    for (const name of ['visibility', 'score', 'boost', 'weight']) await queryRunner.dropColumn('package_search_terms', name);
+    for (const name of ['visibility', 'score', 'boost', 'weight'])
+      await queryRunner.dropColumn('package_search_terms', name);
   }
 }

@@ -12,7 +12,10 @@ export class BatchCoveringIndex1763800000500 implements MigrationInterface {
     await queryRunner.createIndex(
       'packages',
       // id is listed for SQLite, whose secondary indexes carry the rowid rather than the primary key.
-      new TableIndex({ name: 'ix_packages_name_latest', columnNames: ['name_lower', 'visibility', 'publisher_id', 'latest_version', 'id'] }),
+      new TableIndex({
+        name: 'ix_packages_name_latest',
+        columnNames: ['name_lower', 'visibility', 'publisher_id', 'latest_version', 'id'],
+      }),
     );
     await queryRunner.createIndex(
       'package_versions',

@@ -14,7 +14,12 @@ export class SearchVocabulary1763800000600 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const column = new PortableColumns(queryRunner);
     const binary = column.binary();
-    await queryRunner.createTable(new Table({ name: 'package_search_vocabulary', columns: [column.string('term', 64, { ...binary, isPrimary: true })] }));
+    await queryRunner.createTable(
+      new Table({
+        name: 'package_search_vocabulary',
+        columns: [column.string('term', 64, { ...binary, isPrimary: true })],
+      }),
+    );
     // The text fields (search-terms.ts SEARCH_FIELDS): name words, display name, keywords, description.
     await queryRunner.query(
       `INSERT INTO package_search_vocabulary (term) SELECT DISTINCT term FROM package_search_terms WHERE field IN ('t', 'd', 'k', 's')`,

@@ -16,11 +16,17 @@ export class SearchRankingScale1763800000700 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('DELETE FROM package_search_terms');
-    await queryRunner.addColumn('package_search_terms', new TableColumn(new PortableColumns(queryRunner).integer('verified')));
+    await queryRunner.addColumn(
+      'package_search_terms',
+      new TableColumn(new PortableColumns(queryRunner).integer('verified')),
+    );
     await queryRunner.dropIndex('package_search_terms', 'ix_package_search_terms_field');
     await queryRunner.createIndex(
       'package_search_terms',
-      new TableIndex({ name: 'ix_package_search_terms_field', columnNames: ['field', 'term', 'visibility', 'score', 'package_id', 'verified'] }),
+      new TableIndex({
+        name: 'ix_package_search_terms_field',
+        columnNames: ['field', 'term', 'visibility', 'score', 'package_id', 'verified'],
+      }),
     );
   }
 
@@ -29,7 +35,10 @@ export class SearchRankingScale1763800000700 implements MigrationInterface {
     await queryRunner.dropIndex('package_search_terms', 'ix_package_search_terms_field');
     await queryRunner.createIndex(
       'package_search_terms',
-      new TableIndex({ name: 'ix_package_search_terms_field', columnNames: ['field', 'term', 'visibility', 'score', 'package_id'] }),
+      new TableIndex({
+        name: 'ix_package_search_terms_field',
+        columnNames: ['field', 'term', 'visibility', 'score', 'package_id'],
+      }),
     );
     await queryRunner.dropColumn('package_search_terms', 'verified');
   }

@@ -10,7 +10,13 @@ import { ApiKeys1763800000800 } from './1763800000800-api-keys.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
 export const MIGRATIONS = [
-  InitialRegistry1763800000000, PackageSearch1763800000100, PackageDeltas1763800000200, AdminArtifacts1763800000300, SearchScores1763800000400,
-  BatchCoveringIndex1763800000500, SearchVocabulary1763800000600, SearchRankingScale1763800000700,
+  InitialRegistry1763800000000,
+  PackageSearch1763800000100,
+  PackageDeltas1763800000200,
+  AdminArtifacts1763800000300,
+  SearchScores1763800000400,
+  BatchCoveringIndex1763800000500,
+  SearchVocabulary1763800000600,
+  SearchRankingScale1763800000700,
   ApiKeys1763800000800,
 ];

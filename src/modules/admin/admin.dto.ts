@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../../common/pagination.js';
-import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/entities/publisher.entity.js';
+import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/registry-vocabulary.js';
 import { AUDIT_TARGET_TYPES, type AuditTargetType } from './entities/audit-entry.entity.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from './entities/verification-request.entity.js';
 
@@ -33,7 +33,12 @@ export class SubmitVerificationDto {
   @IsIn(VERIFICATION_METHODS)
   method: VerificationMethod;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { username: 'octocat' }, description: 'github: {username}; domain: {domain}; email: {email}; manual: anything' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { username: 'octocat' },
+    description: 'github: {username}; domain: {domain}; email: {email}; manual: anything',
+  })
   @IsObject()
   data: Record<string, unknown>;
 }
@@ -67,12 +72,21 @@ export class ListAuditQuery extends PageQuery {
 }
 
 /** The one field each method needs, so an admin has something to check. */
-const REQUIRED_DATA_FIELD: Record<VerificationMethod, string | null> = { github: 'username', domain: 'domain', email: 'email', manual: null };
+const REQUIRED_DATA_FIELD: Record<VerificationMethod, string | null> = {
+  github: 'username',
+  domain: 'domain',
+  email: 'email',
+  manual: null,
+};
 const MAX_DATA_JSON_LENGTH = 10_000;
 
 /** Checks `data` against its method; returns the field problems (empty when fine). */
-export function verificationDataProblems(method: VerificationMethod, data: Record<string, unknown>): { field: string; message: string }[] {
-  if (JSON.stringify(data).length > MAX_DATA_JSON_LENGTH) return [{ field: 'data', message: `must be at most ${MAX_DATA_JSON_LENGTH} characters as JSON` }];
+export function verificationDataProblems(
+  method: VerificationMethod,
+  data: Record<string, unknown>,
+): { field: string; message: string }[] {
+  if (JSON.stringify(data).length > MAX_DATA_JSON_LENGTH)
+    return [{ field: 'data', message: `must be at most ${MAX_DATA_JSON_LENGTH} characters as JSON` }];
   const required = REQUIRED_DATA_FIELD[method];
   if (!required) return [];
   const value = data[required];

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/entities/publisher.entity.js';
+import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/registry-vocabulary.js';
 import { PublisherDto } from '../registry/registry.responses.js';
 import { AUDIT_TARGET_TYPES, type AuditTargetType } from './entities/audit-entry.entity.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from './entities/verification-request.entity.js';

@@ -32,16 +32,30 @@ export function publisherListView(
   perPage: number,
   total: number,
 ): PublisherListDto {
-  return { publishers: publishers.map((publisher) => publicPublisherView(publisher, stats.get(publisher.id)!, caller)), total, page, per_page: perPage };
+  return {
+    publishers: publishers.map((publisher) => publicPublisherView(publisher, stats.get(publisher.id)!, caller)),
+    total,
+    page,
+    per_page: perPage,
+  };
 }
 
 /** `requests` only for admins and the publisher itself; others get the public view. */
-export function publisherDetailView(view: PublisherDto, requests: VerificationRequestEntity[] | null): PublisherDetailDto {
+export function publisherDetailView(
+  view: PublisherDto,
+  requests: VerificationRequestEntity[] | null,
+): PublisherDetailDto {
   return requests ? { ...view, verification_requests: requests.map(verificationRequestView) } : view;
 }
 
 export function verificationSubmittedView(request: VerificationRequestEntity): VerificationSubmittedDto {
-  return { status: 'pending', request_id: request.id, publisher_id: request.publisherId, method: request.method, submitted_at: request.submittedAt.toISOString() };
+  return {
+    status: 'pending',
+    request_id: request.id,
+    publisher_id: request.publisherId,
+    method: request.method,
+    submitted_at: request.submittedAt.toISOString(),
+  };
 }
 
 export function adminActionView({ publisher, notes }: TransitionOutcome): AdminActionResultDto {
@@ -67,10 +81,24 @@ export function verificationRequestView(request: VerificationRequestEntity): Ver
  * `verification_request_id` because `request_id` names the tracing id in every error body;
  * `request_id` stays as an alias (the 202 of POST /publishers/verify uses it), as does `publisher_id`.
  */
-export function pendingPublisherView(request: VerificationRequestEntity, publisher: PublisherEntity | null, stats: PublisherStats): PendingPublisherDto {
+export function pendingPublisherView(
+  request: VerificationRequestEntity,
+  publisher: PublisherEntity | null,
+  stats: PublisherStats,
+): PendingPublisherDto {
   const publisherFields = publisher
     ? publisherView(publisher, stats)
-    : { id: request.publisherId, name: null, display_name: null, verification_status: null, email: null, homepage: null, package_count: 0, total_downloads: 0, created_at: null };
+    : {
+        id: request.publisherId,
+        name: null,
+        display_name: null,
+        verification_status: null,
+        email: null,
+        homepage: null,
+        package_count: 0,
+        total_downloads: 0,
+        created_at: null,
+      };
   return {
     ...publisherFields,
     publisher_id: request.publisherId,
@@ -96,8 +124,18 @@ export function auditEntryView(entry: AuditEntryEntity): AuditEntryDto {
   };
 }
 
-export function pendingPublisherListView(items: PendingRequest[], total: number, page: number, perPage: number): PendingPublisherListDto {
-  return { publishers: items.map(({ request, publisher, stats }) => pendingPublisherView(request, publisher, stats)), total, page, per_page: perPage };
+export function pendingPublisherListView(
+  items: PendingRequest[],
+  total: number,
+  page: number,
+  perPage: number,
+): PendingPublisherListDto {
+  return {
+    publishers: items.map(({ request, publisher, stats }) => pendingPublisherView(request, publisher, stats)),
+    total,
+    page,
+    per_page: perPage,
+  };
 }
 
 export function auditListView(entries: AuditEntryEntity[], total: number, page: number, perPage: number): AuditListDto {

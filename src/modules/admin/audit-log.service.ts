@@ -53,7 +53,9 @@ export class AuditLogService {
     if (target) {
       query.andWhere(
         new Brackets((where) => {
-          where.where('entry.target_lower = :targetLower', { targetLower: target.toLowerCase() }).orWhere('entry.target_id = :targetId', { targetId: target });
+          where
+            .where('entry.target_lower = :targetLower', { targetLower: target.toLowerCase() })
+            .orWhere('entry.target_id = :targetId', { targetId: target });
         }),
       );
     }

@@ -18,7 +18,13 @@ export class AuditController {
   @ApiOkResponse({ type: AuditListDto })
   @ApiErrors({ 400: 'Invalid page, per_page or filter' })
   async list(@Query() query: ListAuditQuery) {
-    const { items, total } = await this.audit.list({ page: query.page, perPage: query.per_page, target: query.target, targetType: query.target_type, action: query.action });
+    const { items, total } = await this.audit.list({
+      page: query.page,
+      perPage: query.per_page,
+      target: query.target,
+      targetType: query.target_type,
+      action: query.action,
+    });
     return auditListView(items, total, query.page, query.per_page);
   }
 }

@@ -20,9 +20,7 @@ import { PublisherVerificationService } from './publisher-verification.service.j
 @Controller(['api/v1/packages/admin', 'api/v1/publishers/admin'])
 @ApiParam({ name: 'publisher_id', required: false, description: 'publisher id (a name is accepted too)' })
 export class PublisherAdminController {
-  constructor(
-    private readonly verification: PublisherVerificationService,
-  ) {}
+  constructor(private readonly verification: PublisherVerificationService) {}
 
   @Get('pending')
   @ApiOperation({ summary: 'Open verification requests, oldest first, with their method and data (admin)' })

@@ -38,7 +38,9 @@ describe('publisher transitions', () => {
   });
 
   it('leaves every status with a way out except through the allowed actions', () => {
-    const reachable = VERIFICATION_STATUSES.map((status) => ADMIN_ACTIONS.filter((action) => nextStatus(action, status) !== null).length);
+    const reachable = VERIFICATION_STATUSES.map(
+      (status) => ADMIN_ACTIONS.filter((action) => nextStatus(action, status) !== null).length,
+    );
     expect(reachable.every((count) => count > 0)).toBe(true);
   });
 

@@ -35,11 +35,17 @@ export class PublisherVerificationService {
   ) {}
 
   /** The caller's publisher asks to be verified: unverified or rejected → pending, with the request stored. */
-  async submit(caller: Caller, method: VerificationMethod, data: Record<string, unknown>): Promise<VerificationRequestEntity> {
+  async submit(
+    caller: Caller,
+    method: VerificationMethod,
+    data: Record<string, unknown>,
+  ): Promise<VerificationRequestEntity> {
     if (!caller.user) throw new PlatformError('UNAUTHORIZED', 'Authentication required');
     const publisher = caller.publisherId ? await this.publishers.findById(caller.publisherId) : null;
-    if (!publisher) throw new PlatformError('FORBIDDEN', 'Register as a publisher first (POST /api/v1/auth/register-publisher)');
-    if (!SUBMITTABLE_STATUSES.includes(publisher.verificationStatus)) throw statusConflict(publisher, 'submit a verification request');
+    if (!publisher)
+      throw new PlatformError('FORBIDDEN', 'Register as a publisher first (POST /api/v1/auth/register-publisher)');
+    if (!SUBMITTABLE_STATUSES.includes(publisher.verificationStatus))
+      throw statusConflict(publisher, 'submit a verification request');
     const request = this.requests.create({
       id: timeOrderedId(),
       publisherId: publisher.id,
@@ -74,10 +80,17 @@ export class PublisherVerificationService {
       take: perPage,
     });
     const publisherIds = [...new Set(rows.map((row) => row.publisherId))];
-    const [publishers, stats] = await Promise.all([this.publishers.findByIds(publisherIds), this.publishers.stats(publisherIds, caller)]);
+    const [publishers, stats] = await Promise.all([
+      this.publishers.findByIds(publisherIds),
+      this.publishers.stats(publisherIds, caller),
+    ]);
     const noPackages: PublisherStats = { packageCount: 0, totalDownloads: 0 };
     return {
-      items: rows.map((request) => ({ request, publisher: publishers.get(request.publisherId) ?? null, stats: stats.get(request.publisherId) ?? noPackages })),
+      items: rows.map((request) => ({
+        request,
+        publisher: publishers.get(request.publisherId) ?? null,
+        stats: stats.get(request.publisherId) ?? noPackages,
+      })),
       total,
     };
   }
@@ -90,7 +103,12 @@ export class PublisherVerificationService {
    * An admin action on a publisher. The status change, the closing of an open request and the audit
    * entry commit together; a status that does not allow the action is a 409 naming it.
    */
-  async transition(caller: Caller, publisherIdOrName: string, action: AdminAction, notes: string | null): Promise<TransitionOutcome> {
+  async transition(
+    caller: Caller,
+    publisherIdOrName: string,
+    action: AdminAction,
+    notes: string | null,
+  ): Promise<TransitionOutcome> {
     if (!caller.isAdmin || !caller.user) throw new PlatformError('FORBIDDEN', 'Admin required');
     const admin = caller.user;
     const publisher = await this.publishers.findByNameOrId(publisherIdOrName);
@@ -111,7 +129,15 @@ export class PublisherVerificationService {
         );
       }
       await this.audit.record(
-        { actorUserId: admin.id, actor: admin.username, action: `publisher.${action}`, targetType: 'publisher', targetId: publisher.id, target: publisher.name, notes },
+        {
+          actorUserId: admin.id,
+          actor: admin.username,
+          action: `publisher.${action}`,
+          targetType: 'publisher',
+          targetId: publisher.id,
+          target: publisher.name,
+          notes,
+        },
         manager,
       );
     });
@@ -123,5 +149,8 @@ export class PublisherVerificationService {
 }
 
 function statusConflict(publisher: PublisherEntity, action: string): PlatformError {
-  return new PlatformError('CONFLICT', `Cannot ${action} publisher "${publisher.name}": its verification status is "${publisher.verificationStatus}"`);
+  return new PlatformError(
+    'CONFLICT',
+    `Cannot ${action} publisher "${publisher.name}": its verification status is "${publisher.verificationStatus}"`,
+  );
 }

@@ -9,7 +9,12 @@ import type { VerificationStatus } from '../registry/entities/publisher.entity.j
 import { PublishersService } from '../registry/publishers.service.js';
 import { ListPublishersQuery, SubmitVerificationDto, verificationDataProblems } from './admin.dto.js';
 import { PublisherDetailDto, PublisherListDto, VerificationSubmittedDto } from './admin.responses.js';
-import { publicPublisherView, publisherDetailView, publisherListView, verificationSubmittedView } from './admin.views.js';
+import {
+  publicPublisherView,
+  publisherDetailView,
+  publisherListView,
+  verificationSubmittedView,
+} from './admin.views.js';
 import { PublisherVerificationService } from './publisher-verification.service.js';
 
 @ApiTags('publishers')
@@ -49,14 +54,22 @@ export class PublishersController {
   })
   async submit(@CurrentCaller() caller: Caller, @Body() body: SubmitVerificationDto) {
     const problems = verificationDataProblems(body.method, body.data);
-    if (problems.length) throw new PlatformError('UNPROCESSABLE_ENTITY', `Validation failed: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`, problems);
+    if (problems.length)
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `Validation failed: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+        problems,
+      );
     const stored = await this.verification.submit(caller, body.method, body.data);
     return verificationSubmittedView(stored);
   }
 
   @Get(':name')
   @Public()
-  @ApiOperation({ summary: 'Publisher detail, by name (case-insensitive) or id; admins and the publisher also see its verification requests' })
+  @ApiOperation({
+    summary:
+      'Publisher detail, by name (case-insensitive) or id; admins and the publisher also see its verification requests',
+  })
   @ApiOkResponse({ type: PublisherDetailDto })
   @ApiErrors({ 404: 'Unknown publisher' })
   async detail(@CurrentCaller() caller: Caller, @Param('name') name: string) {

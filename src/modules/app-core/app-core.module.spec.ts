@@ -53,35 +53,71 @@ describe('AppCoreModule', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const options = () => ({ appId: 'module-spec', dataDir, appVersion: '9.9.9', docsRoot: join(dataDir, 'docs'), sourceRoots: [join(dataDir, 'src')] });
+  const options = () => ({
+    appId: 'module-spec',
+    dataDir,
+    appVersion: '9.9.9',
+    docsRoot: join(dataDir, 'docs'),
+    sourceRoots: [join(dataDir, 'src')],
+  });
 
   it('discovers mods of the application, runs initial and exit functions, and runs functions', async () => {
     lifecycle.length = 0;
-    const moduleRef = await Test.createTestingModule({ imports: [AppCoreModule.forRoot(options())], providers: [CloudMod] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [AppCoreModule.forRoot(options())],
+      providers: [CloudMod],
+    }).compile();
     await moduleRef.init();
     const registry = moduleRef.get(FunctionRegistryService);
     const core = moduleRef.get(AppCoreService);
     expect(registry.list().map((item) => item.key)).toEqual(
-      expect.arrayContaining(['CloudM.get_user', 'core.version', 'core.footprint', 'core.ping', 'docs.init', 'docs.reader', 'docs.writer', 'docs.lookup', 'docs.suggestions']),
+      expect.arrayContaining([
+        'CloudM.get_user',
+        'core.version',
+        'core.footprint',
+        'core.ping',
+        'docs.init',
+        'docs.reader',
+        'docs.writer',
+        'docs.lookup',
+        'docs.suggestions',
+      ]),
     );
-    expect(((await core.aRunFunction('core.version', { caller: LOCAL_CALLER })) as Result).get('version')).toBe('9.9.9');
-    expect(core.runAny('CloudM.get_user', { kwargs: { name: 'ada' }, caller: { level: 1, userId: 'ada', transport: 'http' } })).toEqual({ name: 'ada' });
+    expect(((await core.aRunFunction('core.version', { caller: LOCAL_CALLER })) as Result).get('version')).toBe(
+      '9.9.9',
+    );
+    expect(
+      core.runAny('CloudM.get_user', {
+        kwargs: { name: 'ada' },
+        caller: { level: 1, userId: 'ada', transport: 'http' },
+      }),
+    ).toEqual({ name: 'ada' });
     expect(lifecycle).toEqual(['initial']);
     await moduleRef.close();
     expect(lifecycle).toEqual(['initial', 'exit']);
   });
 
   it('fails at start-up when two mods register the same key, naming both', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AppCoreModule.forRoot(options())], providers: [CloudMod, ClashingMod] }).compile();
-    await expect(moduleRef.init()).rejects.toThrow('Function CloudM.get_user is registered twice: by CloudMod.getUser and by ClashingMod.other');
+    const moduleRef = await Test.createTestingModule({
+      imports: [AppCoreModule.forRoot(options())],
+      providers: [CloudMod, ClashingMod],
+    }).compile();
+    await expect(moduleRef.init()).rejects.toThrow(
+      'Function CloudM.get_user is registered twice: by CloudMod.getUser and by ClashingMod.other',
+    );
   });
 
   it('passes the built-in test run', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AppCoreModule.forRoot(options())], providers: [CloudMod] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [AppCoreModule.forRoot(options())],
+      providers: [CloudMod],
+    }).compile();
     await moduleRef.init();
     const rows = await moduleRef.get(AppCoreService).runTests({ timeoutMs: 5000 });
     expect(rows.filter((row) => row.errors > 0 || row.timeouts > 0)).toEqual([]);
-    expect(rows.map((row) => `${row.module}.${row.function}`)).toEqual(expect.arrayContaining(['core.version', 'docs.reader', 'CloudM.get_user']));
+    expect(rows.map((row) => `${row.module}.${row.function}`)).toEqual(
+      expect.arrayContaining(['core.version', 'docs.reader', 'CloudM.get_user']),
+    );
     await moduleRef.close();
   });
 

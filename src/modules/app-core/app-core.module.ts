@@ -31,7 +31,8 @@ export class AppCoreModule {
         AppCoreService,
         {
           provide: DocsService,
-          useFactory: () => new DocsService({ docsRoot, sourceRoots, indexPath: join(options.dataDir, 'docs-index.json') }),
+          useFactory: () =>
+            new DocsService({ docsRoot, sourceRoots, indexPath: join(options.dataDir, 'docs-index.json') }),
         },
         { provide: FootprintTracker, useFactory: () => new FootprintTracker() },
         {

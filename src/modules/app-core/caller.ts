@@ -33,7 +33,8 @@ export function callerProblem(value: unknown): string | undefined {
   if (typeof value !== 'object') return 'caller is not an object';
   const caller = value as Partial<Caller>;
   if (typeof caller.transport !== 'string' || caller.transport.length === 0) return 'caller has no transport';
-  if (typeof caller.level !== 'number' || !VALID_LEVELS.has(caller.level)) return `caller level ${String(caller.level)} is not one of -1, 0, 1, 2`;
+  if (typeof caller.level !== 'number' || !VALID_LEVELS.has(caller.level))
+    return `caller level ${String(caller.level)} is not one of -1, 0, 1, 2`;
   if (caller.userId !== null && typeof caller.userId !== 'string') return 'caller userId must be a string or null';
   return undefined;
 }

@@ -51,7 +51,12 @@ describe('@Export', () => {
   });
 
   it('keeps the options it is given', () => {
-    expect(readExportOptions(CloudMod.prototype.getUser)).toMatchObject({ name: 'get_user', modName: 'Other', level: 1, memoryCacheTtl: 5 });
+    expect(readExportOptions(CloudMod.prototype.getUser)).toMatchObject({
+      name: 'get_user',
+      modName: 'Other',
+      level: 1,
+      memoryCacheTtl: 5,
+    });
   });
 
   it('leaves methods without the decorator unmarked', () => {

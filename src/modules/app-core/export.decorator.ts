@@ -169,7 +169,11 @@ export function Export(options: ExportOptions = {}): MethodDecorator {
     if (typeof descriptor.value !== 'function') {
       throw new TypeError(`@Export() applies to methods, not to ${String(propertyKey)}`);
     }
-    Reflect.defineMetadata(EXPORT_METADATA, resolveExportOptions(options, String(propertyKey)), descriptor.value as object);
+    Reflect.defineMetadata(
+      EXPORT_METADATA,
+      resolveExportOptions(options, String(propertyKey)),
+      descriptor.value as object,
+    );
     return descriptor;
   };
 }

@@ -6,10 +6,38 @@ export interface Footprint {
   platform: string;
   uptime: { seconds: number; formatted: string };
   memory: { current_mb: number; min_mb: number; max_mb: number; heap_used_mb: number };
-  cpu: { percent_current: number; percent_min: number; percent_max: number; percent_avg: number; user_seconds: number; system_seconds: number; total_seconds: number };
-  disk: { read_mb: number; write_mb: number; read_min_mb: number; read_max_mb: number; write_min_mb: number; write_max_mb: number };
-  network: { received_mb: number; sent_mb: number; received_min_mb: number; received_max_mb: number; sent_min_mb: number; sent_max_mb: number };
-  process: { pid: number; threads: number | null; open_files: number | null; connections: number | null; status: string | null };
+  cpu: {
+    percent_current: number;
+    percent_min: number;
+    percent_max: number;
+    percent_avg: number;
+    user_seconds: number;
+    system_seconds: number;
+    total_seconds: number;
+  };
+  disk: {
+    read_mb: number;
+    write_mb: number;
+    read_min_mb: number;
+    read_max_mb: number;
+    write_min_mb: number;
+    write_max_mb: number;
+  };
+  network: {
+    received_mb: number;
+    sent_mb: number;
+    received_min_mb: number;
+    received_max_mb: number;
+    sent_min_mb: number;
+    sent_max_mb: number;
+  };
+  process: {
+    pid: number;
+    threads: number | null;
+    open_files: number | null;
+    connections: number | null;
+    status: string | null;
+  };
 }
 
 interface Range {
@@ -60,7 +88,10 @@ export class FootprintTracker {
     const systemSeconds = statFields ? statFields.stime / ticksPerSecond : nodeCpu.system / 1e6;
     const totalSeconds = userSeconds + systemSeconds;
     const previous = this.lastCpu;
-    const cpuPercent = previous && now > previous.at ? Math.max(0, ((totalSeconds - previous.seconds) / ((now - previous.at) / 1000)) * 100) : 0;
+    const cpuPercent =
+      previous && now > previous.at
+        ? Math.max(0, ((totalSeconds - previous.seconds) / ((now - previous.at) / 1000)) * 100)
+        : 0;
 
     const rssKb = statusFields.VmRSS ? Number.parseInt(statusFields.VmRSS, 10) : Number.NaN;
     const memoryMb = Number.isFinite(rssKb) ? rssKb / 1024 : process.memoryUsage().rss / MEGABYTE;
@@ -156,7 +187,9 @@ export class FootprintTracker {
     } catch {
       return undefined;
     }
-    const targets = await Promise.all(names.map((name) => readlink(`${this.procRoot}/self/fd/${name}`).catch(() => '')));
+    const targets = await Promise.all(
+      names.map((name) => readlink(`${this.procRoot}/self/fd/${name}`).catch(() => '')),
+    );
     const socketInodes = new Set<string>();
     for (const target of targets) {
       const match = /^socket:\[(\d+)\]$/.exec(target);
@@ -183,7 +216,10 @@ export class FootprintTracker {
 
 /** utime and stime of /proc/<pid>/stat; the command name may contain spaces and parentheses. */
 export function parseStat(text: string): { utime: number; stime: number } {
-  const fields = text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const fields = text
+    .slice(text.lastIndexOf(')') + 2)
+    .trim()
+    .split(/\s+/);
   // Fields after the name start at field 3 (state); utime and stime are fields 14 and 15.
   return { utime: Number(fields[11] ?? 0), stime: Number(fields[12] ?? 0) };
 }
@@ -206,7 +242,11 @@ export function parseNetDev(text: string): { received: number; sent: number } {
     if (colon === -1) continue;
     const name = line.slice(0, colon).trim();
     if (name === 'lo') continue;
-    const fields = line.slice(colon + 1).trim().split(/\s+/).map(Number);
+    const fields = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     received += fields[0] || 0;
     sent += fields[8] || 0;
   }

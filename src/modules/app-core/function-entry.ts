@@ -37,11 +37,17 @@ export class ArgumentError extends Error {
 
 const NO_ARGUMENTS: readonly unknown[] = Object.freeze([]);
 
-export function createFunctionEntry(instance: object, methodName: string, options: ResolvedExportOptions, moduleName: string): FunctionEntry {
+export function createFunctionEntry(
+  instance: object,
+  methodName: string,
+  options: ResolvedExportOptions,
+  moduleName: string,
+): FunctionEntry {
   const method = (instance as Record<string, unknown>)[methodName] as (...args: any[]) => unknown;
   const signature = parseParameterSignature(method);
   const parameters = options.parameters ?? signature.names;
-  const designTypes = Reflect.getMetadata?.('design:paramtypes', Object.getPrototypeOf(instance), methodName) as unknown[] | undefined;
+  const designTypes = Reflect.getMetadata?.('design:paramtypes', Object.getPrototypeOf(instance), methodName) as
+    unknown[] | undefined;
   const resolved: ResolvedExportOptions = { ...options, modName: moduleName };
   return {
     key: `${moduleName}.${options.name}`,
@@ -55,7 +61,9 @@ export function createFunctionEntry(instance: object, methodName: string, option
     parameters,
     parameterStyle: signature.style,
     acceptsAnyKeyword: signature.acceptsAny,
-    parameterTypes: Array.isArray(designTypes) ? designTypes.map((type) => (typeof type === 'function' ? type.name : 'Object')) : null,
+    parameterTypes: Array.isArray(designTypes)
+      ? designTypes.map((type) => (typeof type === 'function' ? type.name : 'Object'))
+      : null,
     schema: options.schema,
     guarded: options.level !== 0 || options.restrictInVirtualMode || options.state !== null,
     cache: options.memoryCache ? 'memory' : options.fileCache ? 'file' : null,
@@ -82,7 +90,8 @@ export function bindArguments(
     for (const name in kwargs) {
       const index = entry.parameters.indexOf(name);
       if (index === -1) throw new ArgumentError(`${entry.key} got an unexpected keyword argument '${name}'`);
-      if (index < (args?.length ?? 0)) throw new ArgumentError(`${entry.key} got multiple values for argument '${name}'`);
+      if (index < (args?.length ?? 0))
+        throw new ArgumentError(`${entry.key} got multiple values for argument '${name}'`);
       positional[index] = kwargs[name];
     }
   }
@@ -93,7 +102,12 @@ export function bindArguments(
   return positional;
 }
 
-function bindObject(entry: FunctionEntry, args: readonly unknown[] | undefined, kwargs: Record<string, unknown> | undefined, request: unknown): Record<string, unknown> {
+function bindObject(
+  entry: FunctionEntry,
+  args: readonly unknown[] | undefined,
+  kwargs: Record<string, unknown> | undefined,
+  request: unknown,
+): Record<string, unknown> {
   const bound: Record<string, unknown> = {};
   if (args && args.length > 0) {
     if (args.length !== 1 || args[0] === null || typeof args[0] !== 'object' || Array.isArray(args[0])) {

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { APP_CORE_OPTIONS, type AppCoreOptions } from './app-core.options.js';
 import { FunctionRegistry } from './function-registry.js';
@@ -10,13 +17,19 @@ import { FunctionRegistry } from './function-registry.js';
  * Mods created outside Nest join through `registerInstance`.
  */
 @Injectable()
-export class FunctionRegistryService extends FunctionRegistry implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class FunctionRegistryService
+  extends FunctionRegistry
+  implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown
+{
   constructor(
     private readonly discovery: DiscoveryService,
     @Inject(APP_CORE_OPTIONS) options: AppCoreOptions,
   ) {
     const logger = new Logger('FunctionRegistry');
-    super({ appId: options.appId, logger: { log: (message) => logger.log(message), error: (message, trace) => logger.error(message, trace) } });
+    super({
+      appId: options.appId,
+      logger: { log: (message) => logger.log(message), error: (message, trace) => logger.error(message, trace) },
+    });
   }
 
   onModuleInit(): void {

@@ -81,7 +81,9 @@ describe('FunctionRegistry', () => {
   it('fails on a key registered twice, naming both places', () => {
     const functions = registry();
     functions.registerInstance(new FirstMod());
-    expect(() => functions.registerInstance(new SecondMod())).toThrow('Function CloudM.get_user is registered twice: by FirstMod.getUser and by SecondMod.fetchUser');
+    expect(() => functions.registerInstance(new SecondMod())).toThrow(
+      'Function CloudM.get_user is registered twice: by FirstMod.getUser and by SecondMod.fetchUser',
+    );
   });
 
   it('registers nothing from an instance that has a duplicate', () => {
@@ -91,7 +93,9 @@ describe('FunctionRegistry', () => {
   });
 
   it('refuses memoryCache and fileCache together', () => {
-    expect(() => registry().registerInstance(new BothCachesMod())).toThrow(/memoryCache and fileCache cannot both be set/);
+    expect(() => registry().registerInstance(new BothCachesMod())).toThrow(
+      /memoryCache and fileCache cannot both be set/,
+    );
   });
 
   it('skips testOnly functions unless the app id contains test', () => {
@@ -117,7 +121,10 @@ describe('FunctionRegistry', () => {
     silent.error.mockClear();
     await expect(functions.runExitFunctions()).resolves.toBeUndefined();
     expect(mod.calls).toEqual(['stop']);
-    expect(silent.error).toHaveBeenCalledWith(expect.stringContaining('exit function CloudM.stop (FirstMod.stop) failed: exit failed'), expect.any(String));
+    expect(silent.error).toHaveBeenCalledWith(
+      expect.stringContaining('exit function CloudM.stop (FirstMod.stop) failed: exit failed'),
+      expect.any(String),
+    );
   });
 
   it('lists functions as data with parameters, schema and options', () => {
@@ -140,7 +147,11 @@ describe('FunctionRegistry', () => {
     const functions = registry();
     functions.registerInstance(new FirstMod());
     const handlers = functions.websocketHandlers().get('CloudM/chat');
-    expect([handlers?.on_connect?.(), handlers?.on_message?.('hi'), handlers?.on_disconnect]).toEqual(['hello', 'HI', undefined]);
+    expect([handlers?.on_connect?.(), handlers?.on_message?.('hi'), handlers?.on_disconnect]).toEqual([
+      'hello',
+      'HI',
+      undefined,
+    ]);
   });
 
   it('unregisters every function of a module', () => {

@@ -1,6 +1,11 @@
 import { PlatformError } from '../../common/errors.js';
 import { readExportOptions, readModOptions } from './export.decorator.js';
-import { createFunctionEntry, describeFunction, type FunctionDescription, type FunctionEntry } from './function-entry.js';
+import {
+  createFunctionEntry,
+  describeFunction,
+  type FunctionDescription,
+  type FunctionEntry,
+} from './function-entry.js';
 
 /** Websocket handlers a `websocketHandler` function returns (camelCase names are accepted too). */
 export interface WebsocketHandlers {
@@ -75,7 +80,8 @@ export class FunctionRegistry {
     for (const entry of [...this.entriesByKey.values()]) {
       if (entry.key === keyOrModule || entry.module === keyOrModule) {
         this.entriesByKey.delete(entry.key);
-        if (entry.options.websocketHandler) this.websocketHandlerMap.delete(`${entry.module}/${entry.options.websocketHandler}`);
+        if (entry.options.websocketHandler)
+          this.websocketHandlerMap.delete(`${entry.module}/${entry.options.websocketHandler}`);
         removed.push(entry.key);
       }
     }
@@ -129,7 +135,10 @@ export class FunctionRegistry {
         await entry.method.call(entry.instance);
       } catch (error) {
         const label = kind === 'initial' ? 'initial' : 'exit';
-        this.logger.error(`${label} function ${entry.key} (${entry.source}) failed: ${(error as Error)?.message ?? error}`, (error as Error)?.stack);
+        this.logger.error(
+          `${label} function ${entry.key} (${entry.source}) failed: ${(error as Error)?.message ?? error}`,
+          (error as Error)?.stack,
+        );
       }
     }
   }
@@ -144,10 +153,14 @@ export class FunctionRegistry {
       const options = readExportOptions((instance as Record<string, unknown>)[methodName]);
       if (!options) continue;
       if (options.testOnly && !this.registryOptions.appId.includes('test')) continue;
-      const moduleName = options.modName || modName || (typeof classConstructor === 'function' ? classConstructor.name : 'Object');
+      const moduleName =
+        options.modName || modName || (typeof classConstructor === 'function' ? classConstructor.name : 'Object');
       const entry = createFunctionEntry(instance, methodName, options, moduleName);
       if (options.memoryCache && options.fileCache) {
-        throw new PlatformError('BAD_REQUEST', `Function ${entry.key} (${entry.source}): memoryCache and fileCache cannot both be set`);
+        throw new PlatformError(
+          'BAD_REQUEST',
+          `Function ${entry.key} (${entry.source}): memoryCache and fileCache cannot both be set`,
+        );
       }
       entries.push(entry);
     }
@@ -167,7 +180,10 @@ export class FunctionRegistry {
         store(produced);
       }
     } catch (error) {
-      this.logger.error(`websocket handler ${key} (${entry.source}) failed: ${(error as Error)?.message}`, (error as Error)?.stack);
+      this.logger.error(
+        `websocket handler ${key} (${entry.source}) failed: ${(error as Error)?.message}`,
+        (error as Error)?.stack,
+      );
     }
   }
 }
@@ -188,7 +204,11 @@ function normaliseHandlers(value: unknown): WebsocketHandlers {
 /** Method names along the prototype chain (closest first), excluding Object's own and accessors. */
 function methodNamesOf(prototype: object): string[] {
   const names = new Set<string>();
-  for (let current: object | null = prototype; current && current !== Object.prototype; current = Object.getPrototypeOf(current)) {
+  for (
+    let current: object | null = prototype;
+    current && current !== Object.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
     for (const name of Object.getOwnPropertyNames(current)) {
       if (name === 'constructor' || names.has(name)) continue;
       const descriptor = Object.getOwnPropertyDescriptor(current, name);

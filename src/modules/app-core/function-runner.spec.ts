@@ -156,7 +156,9 @@ describe('FunctionRunner', () => {
   });
 
   it('maps kwargs onto parameter names', () => {
-    expect((runner.runFunction('Calc.add', { kwargs: { second: 5, first: 1 }, caller: LOCAL_CALLER }) as Result).get()).toBe(6);
+    expect(
+      (runner.runFunction('Calc.add', { kwargs: { second: 5, first: 1 }, caller: LOCAL_CALLER }) as Result).get(),
+    ).toBe(6);
   });
 
   it('answers an unknown keyword with an InputError', () => {
@@ -167,7 +169,12 @@ describe('FunctionRunner', () => {
 
   it('answers an unknown function with InputError 404 function not found', () => {
     const result = runner.runFunction('Calc.nothing', { caller: LOCAL_CALLER }) as Result;
-    expect([result.error, result.info.exec_code, result.info.help_text, result.result.data_info]).toEqual(['InputError', 404, 'function not found', 'Calc.nothing']);
+    expect([result.error, result.info.exec_code, result.info.help_text, result.result.data_info]).toEqual([
+      'InputError',
+      404,
+      'function not found',
+      'Calc.nothing',
+    ]);
   });
 
   it('turns an exception into InternalError -2 carrying the message', () => {
@@ -220,7 +227,11 @@ describe('FunctionRunner', () => {
 
   it('refuses a call without a caller with exec_code 403 instead of trusting it', () => {
     const result = runner.runFunction('Calc.admins', undefined as never) as Result;
-    expect([result.error, result.info.exec_code, result.info.help_text]).toEqual(['InputError', 403, 'refused: no caller given']);
+    expect([result.error, result.info.exec_code, result.info.help_text]).toEqual([
+      'InputError',
+      403,
+      'refused: no caller given',
+    ]);
   });
 
   it('refuses options without a caller even for a level-0 function', () => {
@@ -229,12 +240,18 @@ describe('FunctionRunner', () => {
   });
 
   it('refuses a caller whose level is not a platform level', () => {
-    const result = runner.runFunction('Calc.add', { args: [1], caller: { level: 7, userId: null, transport: 'http' } }) as Result;
+    const result = runner.runFunction('Calc.add', {
+      args: [1],
+      caller: { level: 7, userId: null, transport: 'http' },
+    }) as Result;
     expect(result.info.exec_code).toBe(403);
   });
 
   it('refuses a caller without a transport', () => {
-    const result = runner.runFunction('Calc.add', { args: [1], caller: { level: -1, userId: null } as never }) as Result;
+    const result = runner.runFunction('Calc.add', {
+      args: [1],
+      caller: { level: -1, userId: null } as never,
+    }) as Result;
     expect(result.info.help_text).toBe('refused: caller has no transport');
   });
 
@@ -243,7 +260,9 @@ describe('FunctionRunner', () => {
   });
 
   it('checks the level of every transport other than exactly local', () => {
-    const result = runner.runFunction('Calc.admins', { caller: { level: 0, userId: null, transport: 'Local' } }) as Result;
+    const result = runner.runFunction('Calc.admins', {
+      caller: { level: 0, userId: null, transport: 'Local' },
+    }) as Result;
     expect(result.info.exec_code).toBe(403);
   });
 
@@ -252,7 +271,11 @@ describe('FunctionRunner', () => {
     registry.registerInstance(nested);
     const anonymous = await runner.aRunFunction('Nested.callAdmins', { caller: anonymousCaller('ws') });
     const asAdmin = await runner.aRunFunction('Nested.callAdmins', { caller: admin });
-    expect([anonymous.get('exec_code'), anonymous.get('seen'), asAdmin.get('data')]).toEqual([403, 'ws', 'admins only']);
+    expect([anonymous.get('exec_code'), anonymous.get('seen'), asAdmin.get('data')]).toEqual([
+      403,
+      'ws',
+      'admins only',
+    ]);
   });
 
   it('has no current caller outside a run', () => {
@@ -266,7 +289,9 @@ describe('FunctionRunner', () => {
   });
 
   it('serves repeated calls with equal arguments from the memory cache', () => {
-    const first = (runner.runFunction('Calc.memo', { kwargs: { value: 1 }, caller: LOCAL_CALLER }) as Result).get('call');
+    const first = (runner.runFunction('Calc.memo', { kwargs: { value: 1 }, caller: LOCAL_CALLER }) as Result).get(
+      'call',
+    );
     const second = (runner.runFunction('Calc.memo', { args: [1], caller: LOCAL_CALLER }) as Result).get('call');
     expect(second).toBe(first);
   });
@@ -299,24 +324,34 @@ describe('FunctionRunner', () => {
   });
 
   it('passes the request to requestAsKwarg functions', () => {
-    expect((runner.runFunction('Calc.whoAsks', { request: { user: 'ada' }, caller: LOCAL_CALLER }) as Result).get()).toBe('ada');
+    expect(
+      (runner.runFunction('Calc.whoAsks', { request: { user: 'ada' }, caller: LOCAL_CALLER }) as Result).get(),
+    ).toBe('ada');
   });
 
   it('calls on the mod instance with state and without it when withState is false', () => {
     expect((runner.runFunction('Calc.scaled', { args: [2], caller: LOCAL_CALLER }) as Result).get()).toBe(20);
-    expect((runner.runFunction('Calc.scaled', { args: [2], withState: false, caller: LOCAL_CALLER }) as Result).get()).toBe(2);
+    expect(
+      (runner.runFunction('Calc.scaled', { args: [2], withState: false, caller: LOCAL_CALLER }) as Result).get(),
+    ).toBe(2);
   });
 
   it('keeps the instance for state: true functions even when withState is false', () => {
-    expect((runner.runFunction('Calc.alwaysScaled', { args: [2], withState: false, caller: LOCAL_CALLER }) as Result).get()).toBe(20);
+    expect(
+      (runner.runFunction('Calc.alwaysScaled', { args: [2], withState: false, caller: LOCAL_CALLER }) as Result).get(),
+    ).toBe(20);
   });
 
   it('gives kwargs to a function taking one options object', () => {
-    expect((runner.runFunction('Calc.options', { kwargs: { query: 'q' }, caller: LOCAL_CALLER }) as Result).get()).toEqual({ query: 'q', limit: 3 });
+    expect(
+      (runner.runFunction('Calc.options', { kwargs: { query: 'q' }, caller: LOCAL_CALLER }) as Result).get(),
+    ).toEqual({ query: 'q', limit: 3 });
   });
 
   it('refuses an unknown specification', () => {
-    expect((runner.runFunction('Calc.add', { args: [1], specification: 'other', caller: LOCAL_CALLER }) as Result).error).toBe('InputError');
+    expect(
+      (runner.runFunction('Calc.add', { args: [1], specification: 'other', caller: LOCAL_CALLER }) as Result).error,
+    ).toBe('InputError');
   });
 
   it('returns bare data from runAny and the Result with getResults', async () => {

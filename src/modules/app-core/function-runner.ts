@@ -39,7 +39,6 @@ export interface FunctionRunnerOptions {
   logger?: RegistryLogger;
 }
 
-
 /** exec_code of refusals: the caller's level is too low, or the app runs in virtual mode. */
 export const EXEC_CODE_FORBIDDEN = 403;
 /** exec_code of an unknown function. */
@@ -79,7 +78,8 @@ export class FunctionRunner {
     options = (options as RunOptions | undefined) ?? ({} as RunOptions);
     const caller: Caller | undefined = options.caller ?? currentCaller();
     const problem = callerProblem(caller);
-    if (problem !== undefined) return Result.defaultUserError(`refused: ${problem}`, EXEC_CODE_FORBIDDEN, { dataInfo: functionKey(name) });
+    if (problem !== undefined)
+      return Result.defaultUserError(`refused: ${problem}`, EXEC_CODE_FORBIDDEN, { dataInfo: functionKey(name) });
     const entry = this.registry.get(functionKey(name));
     if (entry === undefined) return notFound(name);
     if (options.specification !== undefined && options.specification !== 'app') {
@@ -103,10 +103,14 @@ export class FunctionRunner {
       if (error instanceof ArgumentError) return Result.defaultUserError(error.message, -3);
       return this.failure(entry, error);
     }
-    const self = entry.options.state === true || (entry.options.state === null && options.withState !== false) ? entry.instance : undefined;
+    const self =
+      entry.options.state === true || (entry.options.state === null && options.withState !== false)
+        ? entry.instance
+        : undefined;
     if (entry.cache === null) return this.invoke(entry, self, bound) as T | Result | Promise<T | Result>;
     // The key uses the bound arguments, so `f(1)` and `f(value=1)` share an entry; never the request.
-    const keyArguments = options.request !== undefined && entry.options.requestAsKwarg ? bindArguments(entry, args, kwargs) : bound;
+    const keyArguments =
+      options.request !== undefined && entry.options.requestAsKwarg ? bindArguments(entry, args, kwargs) : bound;
     return this.invokeCached(entry, self, bound, callCacheKey(entry, keyArguments)) as T | Result | Promise<T | Result>;
   }
 
@@ -132,7 +136,10 @@ export class FunctionRunner {
       return Result.defaultUserError(`${entry.key} is not available in virtual mode`, EXEC_CODE_FORBIDDEN);
     }
     if (caller.transport !== 'local' && !hasAccessLevel(caller.level, entry.options.level)) {
-      return Result.defaultUserError(`insufficient access level: ${entry.key} needs level ${entry.options.level}`, EXEC_CODE_FORBIDDEN);
+      return Result.defaultUserError(
+        `insufficient access level: ${entry.key} needs level ${entry.options.level}`,
+        EXEC_CODE_FORBIDDEN,
+      );
     }
     return undefined;
   }
@@ -198,7 +205,10 @@ export class FunctionRunner {
 
   private failure(entry: FunctionEntry, error: unknown): Result {
     const message = error instanceof Error ? error.message : String(error);
-    this.runnerLogger?.error(`${entry.key} (${entry.source}) raised: ${message}`, error instanceof Error ? error.stack : undefined);
+    this.runnerLogger?.error(
+      `${entry.key} (${entry.source}) raised: ${message}`,
+      error instanceof Error ? error.stack : undefined,
+    );
     return Result.defaultInternalError(message, -2, { dataInfo: entry.key });
   }
 }

@@ -30,7 +30,9 @@ class TestedMod {
     return `${name}${count}${flag}`;
   }
 
-  @Export({ schema: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', default: 5 } } } })
+  @Export({
+    schema: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', default: 5 } } },
+  })
   searched({ query, limit }: { query: string; limit: number }) {
     return { query, limit };
   }
@@ -73,8 +75,16 @@ describe('function test run', () => {
 
   it('counts ok calls, errors and timeouts per function and skips test: false and exit functions', async () => {
     const rows = await runFunctionTests(registry, runner, { timeoutMs: 100 });
-    const summary = Object.fromEntries(rows.map((row) => [row.function, [row.calls, row.ok, row.errors, row.timeouts]]));
-    expect(summary).toEqual({ add: [2, 2, 0, 0], failing: [1, 0, 1, 0], slow: [1, 0, 0, 1], typed: [1, 1, 0, 0], searched: [1, 1, 0, 0] });
+    const summary = Object.fromEntries(
+      rows.map((row) => [row.function, [row.calls, row.ok, row.errors, row.timeouts]]),
+    );
+    expect(summary).toEqual({
+      add: [2, 2, 0, 0],
+      failing: [1, 0, 1, 0],
+      slow: [1, 0, 0, 1],
+      typed: [1, 1, 0, 0],
+      searched: [1, 1, 0, 0],
+    });
   });
 
   it('aborts the signal of a function that runs past its budget', async () => {
@@ -100,7 +110,10 @@ describe('function test run', () => {
   it('runs functions of every level as the local caller (the test run is in process)', async () => {
     const adminRegistry = new FunctionRegistry({ appId: 'test', logger: silent });
     adminRegistry.registerInstance(new AdminMod());
-    const rows = await runFunctionTests(adminRegistry, new FunctionRunner(adminRegistry, { dataDir: '/nonexistent', logger: silent }));
+    const rows = await runFunctionTests(
+      adminRegistry,
+      new FunctionRunner(adminRegistry, { dataDir: '/nonexistent', logger: silent }),
+    );
     expect(rows.map((row) => [row.function, row.ok, row.failures])).toEqual([['rotateKeys', 1, []]]);
   });
 });

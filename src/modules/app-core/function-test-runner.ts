@@ -103,13 +103,26 @@ const TIMED_OUT = Symbol('timed out');
  * AbortSignal that fires at the deadline; others are abandoned (a synchronous function that never
  * returns cannot be interrupted in JavaScript).
  */
-export async function runFunctionTests(registry: FunctionRegistry, runner: FunctionRunner, options: FunctionTestOptions = {}): Promise<FunctionTestRow[]> {
+export async function runFunctionTests(
+  registry: FunctionRegistry,
+  runner: FunctionRunner,
+  options: FunctionTestOptions = {},
+): Promise<FunctionTestRow[]> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TEST_TIMEOUT_MS;
   const rows: FunctionTestRow[] = [];
   for (const entry of registry.entries()) {
     if (!entry.options.test || entry.options.exitF) continue;
     if (options.module && entry.module !== options.module) continue;
-    const row: FunctionTestRow = { module: entry.module, function: entry.functionName, calls: 0, ok: 0, errors: 0, timeouts: 0, coverage: 1, failures: [] };
+    const row: FunctionTestRow = {
+      module: entry.module,
+      function: entry.functionName,
+      calls: 0,
+      ok: 0,
+      errors: 0,
+      timeouts: 0,
+      coverage: 1,
+      failures: [],
+    };
     const covered = new Set<string>();
     for (const call of testCallsFor(entry)) {
       row.calls++;
@@ -124,7 +137,10 @@ export async function runFunctionTests(registry: FunctionRegistry, runner: Funct
           resolve(TIMED_OUT);
         }, timeoutMs);
       });
-      const outcome = await Promise.race([runner.aRunFunction(entry.key, { args: call.args, kwargs, caller: LOCAL_CALLER }), deadline]);
+      const outcome = await Promise.race([
+        runner.aRunFunction(entry.key, { args: call.args, kwargs, caller: LOCAL_CALLER }),
+        deadline,
+      ]);
       clearTimeout(timer);
       if (outcome === TIMED_OUT) {
         row.timeouts++;
@@ -146,12 +162,30 @@ export async function runFunctionTests(registry: FunctionRegistry, runner: Funct
 /** A plain-text table of test rows with a totals line. */
 export function formatTestTable(rows: readonly FunctionTestRow[]): string {
   const header = ['module', 'function', 'calls', 'ok', 'errors', 'timeouts', 'coverage'];
-  const body = rows.map((row) => [row.module, row.function, String(row.calls), String(row.ok), String(row.errors), String(row.timeouts), `${Math.round(row.coverage * 100)}%`]);
+  const body = rows.map((row) => [
+    row.module,
+    row.function,
+    String(row.calls),
+    String(row.ok),
+    String(row.errors),
+    String(row.timeouts),
+    `${Math.round(row.coverage * 100)}%`,
+  ]);
   const total = (key: 'calls' | 'ok' | 'errors' | 'timeouts') => String(rows.reduce((sum, row) => sum + row[key], 0));
   body.push(['total', `${rows.length} functions`, total('calls'), total('ok'), total('errors'), total('timeouts'), '']);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((line) => line[column].length)));
-  const format = (line: string[]) => line.map((cell, column) => (column >= 2 ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join('  ').trimEnd();
-  return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...body.slice(0, -1).map(format), widths.map((width) => '-'.repeat(width)).join('  '), format(body[body.length - 1])].join('\n');
+  const format = (line: string[]) =>
+    line
+      .map((cell, column) => (column >= 2 ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd();
+  return [
+    format(header),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    ...body.slice(0, -1).map(format),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    format(body[body.length - 1]),
+  ].join('\n');
 }
 
 /** Whether a test run failed (any error or timeout); the command exits non-zero then. */

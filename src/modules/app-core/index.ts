@@ -23,12 +23,40 @@ export {
   type Samples,
 } from './export.decorator.js';
 export { FootprintTracker, type Footprint } from './footprint.js';
-export { ArgumentError, bindArguments, describeFunction, httpMethodsFor, type FunctionDescription, type FunctionEntry } from './function-entry.js';
+export {
+  ArgumentError,
+  bindArguments,
+  describeFunction,
+  httpMethodsFor,
+  type FunctionDescription,
+  type FunctionEntry,
+} from './function-entry.js';
 export { FunctionRegistry, type WebsocketHandlers } from './function-registry.js';
 export { FunctionRegistryService } from './function-registry.service.js';
-export { LOCAL_CALLER, anonymousCaller, callerProblem, currentCaller, type Caller, type CallerTransport } from './caller.js';
-export { EXEC_CODE_FORBIDDEN, EXEC_CODE_NOT_FOUND, FunctionRunner, type FunctionName, type RunAnyOptions, type RunOptions } from './function-runner.js';
-export { DEFAULT_TEST_TIMEOUT_MS, formatTestTable, runFunctionTests, testCallsFor, testRunFailed, type FunctionTestRow } from './function-test-runner.js';
+export {
+  LOCAL_CALLER,
+  anonymousCaller,
+  callerProblem,
+  currentCaller,
+  type Caller,
+  type CallerTransport,
+} from './caller.js';
+export {
+  EXEC_CODE_FORBIDDEN,
+  EXEC_CODE_NOT_FOUND,
+  FunctionRunner,
+  type FunctionName,
+  type RunAnyOptions,
+  type RunOptions,
+} from './function-runner.js';
+export {
+  DEFAULT_TEST_TIMEOUT_MS,
+  formatTestTable,
+  runFunctionTests,
+  testCallsFor,
+  testRunFailed,
+  type FunctionTestRow,
+} from './function-test-runner.js';
 export { NetworkProbe, type PingMeasurement } from './network-probe.js';
 export { ProbeController, geoAnswerFor } from './probe.controller.js';
 export { Result, type ResultErrorKind, type ResultWire } from './result.js';

@@ -16,7 +16,9 @@ export function isLocalAddress(address: string): boolean {
   if (family === 4) {
     const [a, b] = ip.split('.').map(Number);
     return (
-      a === 127 || a === 10 || a === 0 ||
+      a === 127 ||
+      a === 10 ||
+      a === 0 ||
       (a === 172 && b >= 16 && b <= 31) ||
       (a === 192 && b === 168) ||
       (a === 169 && b === 254) ||

@@ -15,15 +15,28 @@ function fakeFetch(answering: Set<string>, calls: Array<{ url: string; timeout: 
 describe('NetworkProbe base selection', () => {
   it('tries :5000, then :8001, then the configured port, then the remote base', async () => {
     const calls: Array<{ url: string; timeout: boolean }> = [];
-    const probe = new NetworkProbe({ platformBase: 'box', platformBasePort: 7000, platformRemoteBase: 'https://remote.example/', fetch: fakeFetch(new Set(), calls) });
+    const probe = new NetworkProbe({
+      platformBase: 'box',
+      platformBasePort: 7000,
+      platformRemoteBase: 'https://remote.example/',
+      fetch: fakeFetch(new Set(), calls),
+    });
     expect(await probe.base()).toBe('https://remote.example');
-    expect(calls.map((call) => call.url)).toEqual(['http://box:5000/api/ping', 'http://box:8001/api/ping', 'http://box:7000/api/ping']);
+    expect(calls.map((call) => call.url)).toEqual([
+      'http://box:5000/api/ping',
+      'http://box:8001/api/ping',
+      'http://box:7000/api/ping',
+    ]);
     expect(calls.every((call) => call.timeout)).toBe(true);
   });
 
   it('stops at the first candidate that answers', async () => {
     const calls: Array<{ url: string; timeout: boolean }> = [];
-    const probe = new NetworkProbe({ platformBase: 'box', platformBasePort: 7000, fetch: fakeFetch(new Set(['http://box:8001']), calls) });
+    const probe = new NetworkProbe({
+      platformBase: 'box',
+      platformBasePort: 7000,
+      fetch: fakeFetch(new Set(['http://box:8001']), calls),
+    });
     expect(await probe.base()).toBe('http://box:8001');
     expect(calls).toHaveLength(2);
   });
@@ -38,10 +51,14 @@ describe('NetworkProbe base selection', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as AddressInfo).port;
     const started = Date.now();
-    const probe = new NetworkProbe({ platformBase: '127.0.0.1', platformRemoteBase: 'http://fallback', fetch: (async (input: string | URL, init?: RequestInit) => {
-      const url = String(input).replace(/:(5000|8001)\//, `:${port}/`);
-      return fetch(url, init);
-    }) as typeof fetch });
+    const probe = new NetworkProbe({
+      platformBase: '127.0.0.1',
+      platformRemoteBase: 'http://fallback',
+      fetch: (async (input: string | URL, init?: RequestInit) => {
+        const url = String(input).replace(/:(5000|8001)\//, `:${port}/`);
+        return fetch(url, init);
+      }) as typeof fetch,
+    });
     expect(await probe.base()).toBe('http://fallback');
     const elapsed = Date.now() - started;
     silent.closeAllConnections();
@@ -82,7 +99,8 @@ describe('NetworkProbe against a server', () => {
     new NetworkProbe({
       platformBase: '127.0.0.1',
       platformBasePort: port,
-      fetch: ((input: string | URL, init?: RequestInit) => fetch(String(input).replace(/:(5000|8001)\//, ':1/'), init)) as typeof fetch,
+      fetch: ((input: string | URL, init?: RequestInit) =>
+        fetch(String(input).replace(/:(5000|8001)\//, ':1/'), init)) as typeof fetch,
     });
 
   it('selects the configured port when the first two do not answer', async () => {

@@ -58,7 +58,8 @@ export class NetworkProbe {
       if (await this.answers(candidate)) return (this.selectedBase = candidate);
     }
     const remote = this.options.platformRemoteBase?.replace(/\/+$/, '');
-    if (!remote) throw new PlatformError('NOT_FOUND', 'No platform server answered and PLATFORM_REMOTE_BASE is not set');
+    if (!remote)
+      throw new PlatformError('NOT_FOUND', 'No platform server answered and PLATFORM_REMOTE_BASE is not set');
     return (this.selectedBase = remote);
   }
 
@@ -105,7 +106,8 @@ export class NetworkProbe {
       throw new PlatformError('SERVICE_UNAVAILABLE', `geo ${base} failed: ${(error as Error).message}`);
     }
     if (body === null || typeof body !== 'object' || 'error' in body) {
-      const reason = body && typeof body === 'object' ? String((body as Record<string, unknown>).error) : 'not a JSON object';
+      const reason =
+        body && typeof body === 'object' ? String((body as Record<string, unknown>).error) : 'not a JSON object';
       throw new PlatformError('SERVICE_UNAVAILABLE', `geo ${base} failed: ${reason}`);
     }
     return body as Record<string, unknown>;
@@ -113,7 +115,9 @@ export class NetworkProbe {
 
   private async answers(candidate: string): Promise<boolean> {
     try {
-      const response = await this.fetchFunction(`${candidate}/api/ping`, { signal: AbortSignal.timeout(CANDIDATE_TIMEOUT_MS) });
+      const response = await this.fetchFunction(`${candidate}/api/ping`, {
+        signal: AbortSignal.timeout(CANDIDATE_TIMEOUT_MS),
+      });
       await response.arrayBuffer().catch(() => undefined);
       return response.ok;
     } catch {

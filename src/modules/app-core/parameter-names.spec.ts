@@ -7,7 +7,11 @@ class Sample {
   /* a comment (with, parens) */ commented(/* x, */ value: number /* y */) {
     return value;
   }
-  options({ query, maxResults = 25, nested: { deep } = { deep: 1 } }: { query?: string; maxResults?: number; nested?: { deep: number } } = {}) {
+  options({
+    query,
+    maxResults = 25,
+    nested: { deep } = { deep: 1 },
+  }: { query?: string; maxResults?: number; nested?: { deep: number } } = {}) {
     return [query, maxResults, deep];
   }
   rest(first: number, ...others: number[]) {
@@ -21,11 +25,16 @@ class Sample {
   }
 }
 
-const signatureOf = (name: keyof Sample) => parseParameterSignature(Sample.prototype[name] as (...args: any[]) => unknown);
+const signatureOf = (name: keyof Sample) =>
+  parseParameterSignature(Sample.prototype[name] as (...args: any[]) => unknown);
 
 describe('parseParameterSignature', () => {
   it('reads positional names past defaults containing commas', () => {
-    expect(signatureOf('plain')).toEqual({ names: ['first', 'second', 'third'], style: 'positional', acceptsAny: false });
+    expect(signatureOf('plain')).toEqual({
+      names: ['first', 'second', 'third'],
+      style: 'positional',
+      acceptsAny: false,
+    });
   });
 
   it('ignores comments', () => {
@@ -33,7 +42,11 @@ describe('parseParameterSignature', () => {
   });
 
   it('reads the keys of a single destructured object parameter', () => {
-    expect(signatureOf('options')).toEqual({ names: ['query', 'maxResults', 'nested'], style: 'object', acceptsAny: false });
+    expect(signatureOf('options')).toEqual({
+      names: ['query', 'maxResults', 'nested'],
+      style: 'object',
+      acceptsAny: false,
+    });
   });
 
   it('marks a rest parameter as accepting anything', () => {

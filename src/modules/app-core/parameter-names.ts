@@ -16,11 +16,15 @@ export function parseParameterSignature(fn: (...args: any[]) => unknown): Parame
   const source = Function.prototype.toString.call(fn);
   const list = extractParameterList(source);
   if (list === undefined) return { names: [], style: 'positional', acceptsAny: false };
-  const parameters = splitTopLevel(list).map((part) => part.trim()).filter((part) => part.length > 0);
+  const parameters = splitTopLevel(list)
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
   if (parameters.length === 1 && parameters[0].startsWith('{')) {
     const pattern = parameters[0];
     const inner = pattern.slice(1, matchingClose(pattern, 0));
-    const keys = splitTopLevel(inner).map((part) => part.trim()).filter((part) => part.length > 0);
+    const keys = splitTopLevel(inner)
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0);
     const names: string[] = [];
     let acceptsAny = false;
     for (const key of keys) {
@@ -99,7 +103,8 @@ function extractParameterList(rawSource: string): string | undefined {
   for (let index = 0; index < source.length; index++) {
     const char = source[index];
     if (char === '"' || char === "'" || char === '`') index = skipString(source, index);
-    else if (char === '[') index = matchingClose(source, index); // computed method names
+    else if (char === '[')
+      index = matchingClose(source, index); // computed method names
     else if (char === '(') {
       open = index;
       break;

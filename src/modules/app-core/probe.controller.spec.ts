@@ -3,7 +3,20 @@ import { ProbeController, geoAnswerFor } from './probe.controller.js';
 
 describe('isLocalAddress', () => {
   it('treats loopback, private and link-local addresses as local', () => {
-    expect(['127.0.0.1', '::1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.0.1', 'fd00::1', 'fe80::1', '::ffff:192.168.0.2'].every(isLocalAddress)).toBe(true);
+    expect(
+      [
+        '127.0.0.1',
+        '::1',
+        '10.1.2.3',
+        '172.16.0.1',
+        '172.31.255.255',
+        '192.168.1.1',
+        '169.254.0.1',
+        'fd00::1',
+        'fe80::1',
+        '::ffff:192.168.0.2',
+      ].every(isLocalAddress),
+    ).toBe(true);
   });
 
   it('treats public addresses as not local', () => {
@@ -25,7 +38,16 @@ describe('ProbeController', () => {
   });
 
   it('answers geo for a loopback caller as local without error', () => {
-    expect(controller.geo({ ip: '::ffff:127.0.0.1' })).toEqual({ ip: '127.0.0.1', local: true, country: null, region: null, city: null, latitude: null, longitude: null, timezone: null });
+    expect(controller.geo({ ip: '::ffff:127.0.0.1' })).toEqual({
+      ip: '127.0.0.1',
+      local: true,
+      country: null,
+      region: null,
+      city: null,
+      latitude: null,
+      longitude: null,
+      timezone: null,
+    });
   });
 
   it('answers geo for a public caller with an error and no lookup', () => {

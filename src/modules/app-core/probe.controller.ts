@@ -23,7 +23,16 @@ export interface GeoAnswer {
 export function geoAnswerFor(address: string): GeoAnswer {
   const ip = normaliseAddress(address);
   const local = isLocalAddress(ip);
-  const answer: GeoAnswer = { ip, local, country: null, region: null, city: null, latitude: null, longitude: null, timezone: null };
+  const answer: GeoAnswer = {
+    ip,
+    local,
+    country: null,
+    region: null,
+    city: null,
+    latitude: null,
+    longitude: null,
+    timezone: null,
+  };
   if (!local) answer.error = 'geolocation unavailable';
   return answer;
 }

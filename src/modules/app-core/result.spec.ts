@@ -15,7 +15,11 @@ describe('Result', () => {
     expect(Result.text('x').result.data_type).toBe('text');
     expect(Result.html('<p>').result.data_type).toBe('html');
     expect(Result.binary(new Uint8Array([1])).result.data_type).toBe('binary');
-    expect(Result.file('abc', 'a.txt', 'text/plain').result).toMatchObject({ data_type: 'file', data_info: 'a.txt', data: { filename: 'a.txt', content_type: 'text/plain' } });
+    expect(Result.file('abc', 'a.txt', 'text/plain').result).toMatchObject({
+      data_type: 'file',
+      data_info: 'a.txt',
+      data: { filename: 'a.txt', content_type: 'text/plain' },
+    });
     expect(Result.redirect('/x').get()).toEqual({ url: '/x', status_code: 302 });
     expect(Result.stream([1, 2]).result.data_type).toBe('stream');
   });
@@ -61,7 +65,12 @@ describe('Result', () => {
   });
 
   it('round-trips through the wire shape', () => {
-    const original = Result.error('denied', 403, { kind: 'InputError', data: { a: [1] }, dataInfo: 'info', origin: ['m', 'f'] });
+    const original = Result.error('denied', 403, {
+      kind: 'InputError',
+      data: { a: [1] },
+      dataInfo: 'info',
+      origin: ['m', 'f'],
+    });
     const rebuilt = Result.fromWire(JSON.parse(JSON.stringify(original)));
     expect(rebuilt.toJSON()).toEqual(original.toJSON());
     expect(rebuilt).toBeInstanceOf(Result);

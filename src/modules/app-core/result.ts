@@ -58,7 +58,14 @@ export class Result<T = unknown> {
   result: ResultPayload;
   info: ResultInfo;
 
-  constructor(error: ResultErrorKind, data: T, dataType: string, execCode: number, helpText: string, options?: ResultOptions) {
+  constructor(
+    error: ResultErrorKind,
+    data: T,
+    dataType: string,
+    execCode: number,
+    helpText: string,
+    options?: ResultOptions,
+  ) {
     this.error = error;
     this.origin = options?.origin ?? null;
     this.result = {
@@ -106,8 +113,19 @@ export class Result<T = unknown> {
   }
 
   /** A redirect to `url` (HTTP status 302 by default). */
-  static redirect(url: string, statusCode = 302, options?: ResultOptions): Result<{ url: string; status_code: number }> {
-    return new Result('none', { url, status_code: statusCode }, 'redirect', 0, options?.helpText ?? 'Redirect', options);
+  static redirect(
+    url: string,
+    statusCode = 302,
+    options?: ResultOptions,
+  ): Result<{ url: string; status_code: number }> {
+    return new Result(
+      'none',
+      { url, status_code: statusCode },
+      'redirect',
+      0,
+      options?.helpText ?? 'Redirect',
+      options,
+    );
   }
 
   /** A stream of chunks (server-sent events by default); the transport decides how to send it. */
@@ -130,12 +148,20 @@ export class Result<T = unknown> {
   }
 
   /** The caller's fault (bad input, unknown function, missing rights): `InputError`, exec_code -3 by default. */
-  static defaultUserError(helpText = 'Invalid input', execCode = -3, options?: ResultOptions & { data?: unknown }): Result {
+  static defaultUserError(
+    helpText = 'Invalid input',
+    execCode = -3,
+    options?: ResultOptions & { data?: unknown },
+  ): Result {
     return Result.error(helpText, execCode, { ...options, kind: 'InputError' });
   }
 
   /** The platform's or the function's fault: `InternalError`, exec_code -2 by default. */
-  static defaultInternalError(helpText = 'Internal error', execCode = -2, options?: ResultOptions & { data?: unknown }): Result {
+  static defaultInternalError(
+    helpText = 'Internal error',
+    execCode = -2,
+    options?: ResultOptions & { data?: unknown },
+  ): Result {
     return Result.error(helpText, execCode, { ...options, kind: 'InternalError' });
   }
 
@@ -167,11 +193,18 @@ export class Result<T = unknown> {
     let data = payload.data;
     // Nested results travel as wire objects too.
     if (Result.isWire(data)) data = Result.fromWire(data);
-    return new Result(wire.error, data, String(payload.data_type ?? dataTypeOf(data)), wire.info.exec_code, String(wire.info.help_text ?? ''), {
-      dataInfo: String(payload.data_info ?? ''),
-      interface: String(payload.data_to ?? 'native'),
-      origin: wire.origin ?? null,
-    });
+    return new Result(
+      wire.error,
+      data,
+      String(payload.data_type ?? dataTypeOf(data)),
+      wire.info.exec_code,
+      String(wire.info.help_text ?? ''),
+      {
+        dataInfo: String(payload.data_info ?? ''),
+        interface: String(payload.data_to ?? 'native'),
+        origin: wire.origin ?? null,
+      },
+    );
   }
 
   /**

@@ -57,7 +57,12 @@ describe('runHttp', () => {
 
   it('turns a non-2xx reply into an InternalError with status and body', async () => {
     const result = await runHttp('Calc', 'missing', 'GET', [], {}, { baseUrl });
-    expect([result.error, result.info.exec_code, result.get('status'), result.get('body')]).toEqual(['InternalError', 404, 404, '{"code":"NOT_FOUND"}']);
+    expect([result.error, result.info.exec_code, result.get('status'), result.get('body')]).toEqual([
+      'InternalError',
+      404,
+      404,
+      '{"code":"NOT_FOUND"}',
+    ]);
   });
 
   it('turns a transport failure into an InternalError instead of throwing', async () => {

@@ -27,7 +27,9 @@ export async function runHttp(
   options: RunHttpOptions,
 ): Promise<Result> {
   const fetchFunction = options.fetch ?? fetch;
-  const url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/api/${encodeURIComponent(moduleName)}/${encodeURIComponent(functionName)}`);
+  const url = new URL(
+    `${options.baseUrl.replace(/\/+$/, '')}/api/${encodeURIComponent(moduleName)}/${encodeURIComponent(functionName)}`,
+  );
   const init: RequestInit = { method, headers: { accept: 'application/json', ...options.headers } };
   if (method === 'GET') {
     for (const [name, value] of Object.entries(kwargs)) {
@@ -46,7 +48,9 @@ export async function runHttp(
     body = await response.text();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return Result.defaultInternalError(`HTTP request to ${url.origin} failed: ${message}`, -2, { data: { status: 0, body: '' } });
+    return Result.defaultInternalError(`HTTP request to ${url.origin} failed: ${message}`, -2, {
+      data: { status: 0, body: '' },
+    });
   }
   if (response.status < 200 || response.status >= 300) {
     return Result.defaultInternalError(`HTTP ${response.status} from ${url.pathname}`, response.status, {

@@ -15,7 +15,8 @@ function normalise(value: unknown): unknown {
   if (value instanceof Uint8Array) return { $binary: Buffer.from(value).toString('base64') };
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : normalise(item)));
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return normalise((value as { toJSON(): unknown }).toJSON());
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return normalise((value as { toJSON(): unknown }).toJSON());
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const member = (value as Record<string, unknown>)[key];

@@ -13,7 +13,14 @@ import { StorageService } from '../../storage/storage.service.js';
 import { DownloadUrls } from '../../storage/download-urls.js';
 import { owns, type Caller } from '../registry/caller.js';
 import { PackagesService } from '../registry/packages.service.js';
-import { ARCHITECTURES, isArchitecture, isPlatform, PLATFORMS, type Architecture, type Platform } from './artifact-vocabulary.js';
+import {
+  ARCHITECTURES,
+  isArchitecture,
+  isPlatform,
+  PLATFORMS,
+  type Architecture,
+  type Platform,
+} from './artifact-vocabulary.js';
 import { ArtifactsService } from './artifacts.service.js';
 import type { VersionWithBuilds } from './artifacts.views.js';
 import { ArtifactBuildEntity } from './entities/artifact-build.entity.js';
@@ -63,7 +70,8 @@ export class ArtifactBuildsService {
   async assertMayUpload(caller: Caller, name: string): Promise<ArtifactEntity> {
     const artifact = await this.artifacts.find(name);
     await this.packages.publishingPublisher(caller);
-    if (!owns(caller, artifact)) throw new PlatformError('FORBIDDEN', `Only the publisher of artifact "${artifact.name}" may upload builds`);
+    if (!owns(caller, artifact))
+      throw new PlatformError('FORBIDDEN', `Only the publisher of artifact "${artifact.name}" may upload builds`);
     return artifact;
   }
 
@@ -74,21 +82,30 @@ export class ArtifactBuildsService {
     const rawVersion = (fields.version ?? '').trim();
     const version = rawVersion.length <= 100 ? semver.valid(rawVersion) : null;
     if (!rawVersion) problems.push({ field: 'version', message: 'version is required' });
-    else if (!version) problems.push({ field: 'version', message: `"${rawVersion}" is not a semantic version (e.g. 1.2.3)` });
+    else if (!version)
+      problems.push({ field: 'version', message: `"${rawVersion}" is not a semantic version (e.g. 1.2.3)` });
     const platform = (fields.platform ?? '').trim().toLowerCase() || 'all';
     if (!isPlatform(platform)) problems.push({ field: 'platform', message: `must be one of: ${PLATFORMS.join(', ')}` });
     const architecture = (fields.architecture ?? '').trim().toLowerCase() || 'all';
-    if (!isArchitecture(architecture)) problems.push({ field: 'architecture', message: `must be one of: ${ARCHITECTURES.join(', ')}` });
+    if (!isArchitecture(architecture))
+      problems.push({ field: 'architecture', message: `must be one of: ${ARCHITECTURES.join(', ')}` });
     const changelog = fields.changelog ?? '';
-    if (changelog.length > MAX_CHANGELOG_LENGTH) problems.push({ field: 'changelog', message: `at most ${MAX_CHANGELOG_LENGTH} characters` });
+    if (changelog.length > MAX_CHANGELOG_LENGTH)
+      problems.push({ field: 'changelog', message: `at most ${MAX_CHANGELOG_LENGTH} characters` });
     const installerType = fields.installer_type?.trim() || null;
-    if (installerType && installerType.length > 50) problems.push({ field: 'installer_type', message: 'at most 50 characters' });
+    if (installerType && installerType.length > 50)
+      problems.push({ field: 'installer_type', message: 'at most 50 characters' });
     const minOsVersion = fields.min_os_version?.trim() || null;
-    if (minOsVersion && minOsVersion.length > 50) problems.push({ field: 'min_os_version', message: 'at most 50 characters' });
+    if (minOsVersion && minOsVersion.length > 50)
+      problems.push({ field: 'min_os_version', message: 'at most 50 characters' });
     if (!body.file) problems.push({ field: 'file', message: 'attach the build as "file"' });
     else if (body.file.size === 0) problems.push({ field: 'file', message: 'the uploaded file is empty' });
     if (problems.length) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', `Validation failed: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`, problems);
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `Validation failed: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+        problems,
+      );
     }
     const target = { version: version!, platform: platform as Platform, architecture: architecture as Architecture };
     return {
@@ -96,13 +113,19 @@ export class ArtifactBuildsService {
       changelog: changelog || null,
       installerType,
       minOsVersion,
-      filename: safeFilename(body.file!.filename) ?? `${artifact.name}-${target.version}-${target.platform}-${target.architecture}`,
+      filename:
+        safeFilename(body.file!.filename) ??
+        `${artifact.name}-${target.version}-${target.platform}-${target.architecture}`,
       file: body.file!,
     };
   }
 
   /** Object first, then the rows in one transaction; on any failure the object is removed again. */
-  async upload(caller: Caller, artifact: ArtifactEntity, body: MultipartBody): Promise<{ artifact: ArtifactEntity; version: VersionWithBuilds; build: ArtifactBuildEntity }> {
+  async upload(
+    caller: Caller,
+    artifact: ArtifactEntity,
+    body: MultipartBody,
+  ): Promise<{ artifact: ArtifactEntity; version: VersionWithBuilds; build: ArtifactBuildEntity }> {
     const prepared = this.prepare(artifact, body);
     // Refused before anything is stored; the unique index catches a race past this check.
     if (await this.buildExists(artifact, prepared)) throw duplicateBuild(artifact, prepared);
@@ -127,7 +150,11 @@ export class ArtifactBuildsService {
   }
 
   /** Two first builds of one version at once both try to create the version row; the loser retries once. */
-  private async insertWithRetry(artifact: ArtifactEntity, prepared: PreparedBuild, storageKey: string): Promise<ArtifactBuildEntity> {
+  private async insertWithRetry(
+    artifact: ArtifactEntity,
+    prepared: PreparedBuild,
+    storageKey: string,
+  ): Promise<ArtifactBuildEntity> {
     try {
       return await this.dataSource.transaction((manager) => this.insertBuild(manager, artifact, prepared, storageKey));
     } catch (error) {
@@ -136,9 +163,16 @@ export class ArtifactBuildsService {
     }
   }
 
-  private async insertBuild(manager: EntityManager, artifact: ArtifactEntity, prepared: PreparedBuild, storageKey: string): Promise<ArtifactBuildEntity> {
+  private async insertBuild(
+    manager: EntityManager,
+    artifact: ArtifactEntity,
+    prepared: PreparedBuild,
+    storageKey: string,
+  ): Promise<ArtifactBuildEntity> {
     const now = new Date();
-    let version = await manager.findOne(ArtifactVersionEntity, { where: { artifactId: artifact.id, version: prepared.version } });
+    let version = await manager.findOne(ArtifactVersionEntity, {
+      where: { artifactId: artifact.id, version: prepared.version },
+    });
     if (!version) {
       version = manager.create(ArtifactVersionEntity, {
         id: randomUUID(),
@@ -154,7 +188,10 @@ export class ArtifactBuildsService {
       await manager.update(
         ArtifactVersionEntity,
         { id: version.id },
-        { changelog: version.changelog || prepared.changelog, minOsVersion: version.minOsVersion || prepared.minOsVersion },
+        {
+          changelog: version.changelog || prepared.changelog,
+          minOsVersion: version.minOsVersion || prepared.minOsVersion,
+        },
       );
     }
     const build = manager.create(ArtifactBuildEntity, {
@@ -172,13 +209,22 @@ export class ArtifactBuildsService {
       createdAt: now,
     });
     await manager.insert(ArtifactBuildEntity, build);
-    const current = await manager.findOne(ArtifactEntity, { where: { id: artifact.id }, select: { id: true, latestVersion: true } });
-    const latest = current?.latestVersion && semver.gte(current.latestVersion, prepared.version) ? current.latestVersion : prepared.version;
+    const current = await manager.findOne(ArtifactEntity, {
+      where: { id: artifact.id },
+      select: { id: true, latestVersion: true },
+    });
+    const latest =
+      current?.latestVersion && semver.gte(current.latestVersion, prepared.version)
+        ? current.latestVersion
+        : prepared.version;
     await manager.update(ArtifactEntity, { id: artifact.id }, { latestVersion: latest, updatedAt: now });
     return build;
   }
 
-  private async buildExists(artifact: ArtifactEntity, target: { version: string; platform: Platform; architecture: Architecture }): Promise<boolean> {
+  private async buildExists(
+    artifact: ArtifactEntity,
+    target: { version: string; platform: Platform; architecture: Architecture },
+  ): Promise<boolean> {
     return this.builds
       .createQueryBuilder('build')
       .innerJoin(ArtifactVersionEntity, 'version', 'version.id = build.version_id')
@@ -194,8 +240,13 @@ export class ArtifactBuildsService {
     const artifact = await this.artifacts.find(name);
     const versions = await this.artifacts.versionsOf(artifact.id);
     const found = selectLatestBuild(versions, (entry) => entry.builds, request);
-    if (!found) throw new PlatformError('NOT_FOUND', `Artifact "${artifact.name}" has no build for ${describeRequest(request)}`);
-    return { artifact, version: found.version.version, build: unambiguous(artifact, found.version.version.version, found.choice, request) };
+    if (!found)
+      throw new PlatformError('NOT_FOUND', `Artifact "${artifact.name}" has no build for ${describeRequest(request)}`);
+    return {
+      artifact,
+      version: found.version.version,
+      build: unambiguous(artifact, found.version.version.version, found.choice, request),
+    };
   }
 
   /** One build of a version; platform and architecture may be left out when the choice is clear. */
@@ -204,7 +255,10 @@ export class ArtifactBuildsService {
     const entry = await this.artifacts.findVersion(artifact, version);
     const choice = selectBuild(entry.builds, request);
     if (choice.kind === 'none') {
-      throw new PlatformError('NOT_FOUND', `Version ${entry.version.version} of artifact "${artifact.name}" has no build for ${describeRequest(request)}`);
+      throw new PlatformError(
+        'NOT_FOUND',
+        `Version ${entry.version.version} of artifact "${artifact.name}" has no build for ${describeRequest(request)}`,
+      );
     }
     return { artifact, version: entry.version, build: unambiguous(artifact, entry.version.version, choice, request) };
   }
@@ -232,7 +286,12 @@ export class ArtifactBuildsService {
   }
 }
 
-function unambiguous(artifact: ArtifactEntity, version: string, choice: Exclude<BuildChoice<ArtifactBuildEntity>, { kind: 'none' }>, request: BuildRequest): ArtifactBuildEntity {
+function unambiguous(
+  artifact: ArtifactEntity,
+  version: string,
+  choice: Exclude<BuildChoice<ArtifactBuildEntity>, { kind: 'none' }>,
+  request: BuildRequest,
+): ArtifactBuildEntity {
   if (choice.kind === 'found') return choice.build;
   const options = choice.candidates.map((build) => `${build.platform}/${build.architecture}`).join(', ');
   throw new PlatformError(
@@ -246,6 +305,12 @@ function describeRequest(request: BuildRequest): string {
   return request.architecture ? `${platform}, architecture ${request.architecture}` : platform;
 }
 
-function duplicateBuild(artifact: ArtifactEntity, target: { version: string; platform: Platform; architecture: Architecture }): PlatformError {
-  return new PlatformError('CONFLICT', `Version ${target.version} of artifact "${artifact.name}" already has a build for ${target.platform}/${target.architecture}`);
+function duplicateBuild(
+  artifact: ArtifactEntity,
+  target: { version: string; platform: Platform; architecture: Architecture },
+): PlatformError {
+  return new PlatformError(
+    'CONFLICT',
+    `Version ${target.version} of artifact "${artifact.name}" already has a build for ${target.platform}/${target.architecture}`,
+  );
 }

@@ -15,8 +15,20 @@ import { ArtifactBuildsService } from './artifact-builds.service.js';
 import { canonicalArtifactType } from './artifact-vocabulary.js';
 import { BuildQuery, CreateArtifactDto, ListArtifactsQuery, UPLOAD_BUILD_BODY } from './artifacts.dto.js';
 import { ArtifactsService } from './artifacts.service.js';
-import { ArtifactDetailDto, ArtifactListDto, BuildDownloadTicketDto, LatestBuildDto, UploadedBuildDto } from './artifacts.responses.js';
-import { artifactDetail, artifactListView, buildDownloadTicketView, latestBuildView, uploadedBuildView } from './artifacts.views.js';
+import {
+  ArtifactDetailDto,
+  ArtifactListDto,
+  BuildDownloadTicketDto,
+  LatestBuildDto,
+  UploadedBuildDto,
+} from './artifacts.responses.js';
+import {
+  artifactDetail,
+  artifactListView,
+  buildDownloadTicketView,
+  latestBuildView,
+  uploadedBuildView,
+} from './artifacts.views.js';
 
 @ApiTags('artifacts')
 @Controller('api/v1/artifacts')
@@ -76,7 +88,10 @@ export class ArtifactsController {
   @Post(':name/builds')
   @Authenticated()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Upload a build (multipart); one build per platform and architecture of a version (publisher of the artifact)' })
+  @ApiOperation({
+    summary:
+      'Upload a build (multipart); one build per platform and architecture of a version (publisher of the artifact)',
+  })
   @ApiConsumes('multipart/form-data')
   @ApiBody(UPLOAD_BUILD_BODY)
   @ApiCreatedResponse({ type: UploadedBuildDto })
@@ -87,7 +102,12 @@ export class ArtifactsController {
     413: 'Over UPLOAD_MAX_BYTES',
     422: 'Bad version, platform, architecture, or no file',
   })
-  async upload(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string) {
+  async upload(
+    @Req() request: Request & AuthenticatedRequest,
+    @CurrentCaller() caller: Caller,
+    @RequestBaseUrl() baseUrl: string,
+    @Param('name') name: string,
+  ) {
     let artifact;
     try {
       artifact = await this.builds.assertMayUpload(caller, name);
@@ -96,7 +116,11 @@ export class ArtifactsController {
       request.resume();
       throw error;
     }
-    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
+    const body = await readMultipart(request, {
+      fileField: 'file',
+      maxFileBytes: this.config.registry.uploadMaxBytes,
+      tempRoot: uploadTempRoot(this.config),
+    });
     try {
       const { artifact: updated, version, build } = await this.builds.upload(caller, artifact, body);
       return uploadedBuildView(updated, version, build, this.builds.signedUrl(build.storageKey, baseUrl));
@@ -108,14 +132,20 @@ export class ArtifactsController {
   // Declared before `:name/:version`, which would otherwise take "latest" for a version.
   @Get(':name/latest')
   @Public()
-  @ApiOperation({ summary: 'The latest build for a platform and architecture: highest version with a match, exact preferred over "all"' })
+  @ApiOperation({
+    summary:
+      'The latest build for a platform and architecture: highest version with a match, exact preferred over "all"',
+  })
   @ApiOkResponse({ type: LatestBuildDto })
   @ApiErrors({
     400: 'Unknown platform or architecture, or several equally good builds',
     404: 'Unknown artifact, or no build for the platform (named in the message)',
   })
   async latest(@Param('name') name: string, @Query() query: BuildQuery) {
-    const { artifact, version, build } = await this.builds.latest(name, { platform: query.platform, architecture: query.architecture });
+    const { artifact, version, build } = await this.builds.latest(name, {
+      platform: query.platform,
+      architecture: query.architecture,
+    });
     return latestBuildView(artifact, version, build);
   }
 
@@ -123,16 +153,37 @@ export class ArtifactsController {
   @Public()
   @ApiOperation({ summary: 'A signed, time-limited download URL for one build' })
   @ApiOkResponse({ type: BuildDownloadTicketDto })
-  @ApiErrors({ 400: 'Several builds match: choose with platform and architecture', 404: 'Unknown artifact or version, or no build for the platform' })
-  async downloadUrl(@RequestBaseUrl() baseUrl: string, @Param('name') name: string, @Param('version') version: string, @Query() query: BuildQuery) {
-    const { build } = await this.builds.find(name, version, { platform: query.platform, architecture: query.architecture });
-    return buildDownloadTicketView(build, this.builds.signedUrl(build.storageKey, baseUrl), this.builds.signedUrlTtlSeconds);
+  @ApiErrors({
+    400: 'Several builds match: choose with platform and architecture',
+    404: 'Unknown artifact or version, or no build for the platform',
+  })
+  async downloadUrl(
+    @RequestBaseUrl() baseUrl: string,
+    @Param('name') name: string,
+    @Param('version') version: string,
+    @Query() query: BuildQuery,
+  ) {
+    const { build } = await this.builds.find(name, version, {
+      platform: query.platform,
+      architecture: query.architecture,
+    });
+    return buildDownloadTicketView(
+      build,
+      this.builds.signedUrl(build.storageKey, baseUrl),
+      this.builds.signedUrlTtlSeconds,
+    );
   }
 
   @Get(':name/:version')
   @Public()
-  @ApiOperation({ summary: 'Download a build; platform and architecture may be left out when the version has one build. ETag and ranges supported' })
-  @ApiFileResponse('The file; Content-Disposition carries its filename, X-Checksum-Sha256 its SHA-256', 'application/octet-stream')
+  @ApiOperation({
+    summary:
+      'Download a build; platform and architecture may be left out when the version has one build. ETag and ranges supported',
+  })
+  @ApiFileResponse(
+    'The file; Content-Disposition carries its filename, X-Checksum-Sha256 its SHA-256',
+    'application/octet-stream',
+  )
   @ApiErrors({
     400: 'Several builds match: choose with platform and architecture',
     404: 'Unknown artifact or version, or no build for the platform',
@@ -146,7 +197,10 @@ export class ArtifactsController {
     @Param('version') version: string,
     @Query() query: BuildQuery,
   ): Promise<void> {
-    const { build } = await this.builds.find(name, version, { platform: query.platform, architecture: query.architecture });
+    const { build } = await this.builds.find(name, version, {
+      platform: query.platform,
+      architecture: query.architecture,
+    });
     await sendStoredObject(request, response, {
       size: build.sizeBytes,
       etag: build.checksumSha256,

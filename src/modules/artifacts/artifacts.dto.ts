@@ -2,14 +2,22 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../../common/pagination.js';
 import { NAME_PATTERN } from '../registry/registry.dto.js';
-import { ACCEPTED_ARTIFACT_TYPES, ARCHITECTURES, ARTIFACT_TYPES, PLATFORMS, type Architecture, type Platform } from './artifact-vocabulary.js';
+import {
+  ACCEPTED_ARTIFACT_TYPES,
+  ARCHITECTURES,
+  ARTIFACT_TYPES,
+  PLATFORMS,
+  type Architecture,
+  type Platform,
+} from './artifact-vocabulary.js';
 import { OptionalHttpUrl } from '../../common/dto-fields.js';
-
 
 export class CreateArtifactDto {
   @ApiProperty({ example: 'toolbox-desktop' })
   @IsString()
-  @Matches(NAME_PATTERN, { message: 'name must be 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit' })
+  @Matches(NAME_PATTERN, {
+    message: 'name must be 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  })
   name: string;
 
   @ApiProperty({ enum: ARTIFACT_TYPES, description: '`tauri_app` is accepted as an alias of desktop_app' })

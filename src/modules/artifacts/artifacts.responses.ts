@@ -1,6 +1,13 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { PublisherRefDto } from '../registry/registry.responses.js';
-import { ARCHITECTURES, ARTIFACT_TYPES, PLATFORMS, type Architecture, type ArtifactType, type Platform } from './artifact-vocabulary.js';
+import {
+  ARCHITECTURES,
+  ARTIFACT_TYPES,
+  PLATFORMS,
+  type Architecture,
+  type ArtifactType,
+  type Platform,
+} from './artifact-vocabulary.js';
 
 /** Response bodies of artifacts (seed 01 "Artifacts"); mapped in artifacts.views.ts. */
 

@@ -53,10 +53,14 @@ export class ArtifactsService {
     const publisher = await this.packages.publishingPublisher(caller);
     // Artifacts are always public, so the "public needs verified" rule applies to every one of them.
     if (this.config.registry.requireVerifiedPublisher && publisher.verificationStatus !== 'verified') {
-      throw new PlatformError('FORBIDDEN', 'Artifacts are public and require a verified publisher on this registry (REGISTRY_REQUIRE_VERIFIED_PUBLISHER)');
+      throw new PlatformError(
+        'FORBIDDEN',
+        'Artifacts are public and require a verified publisher on this registry (REGISTRY_REQUIRE_VERIFIED_PUBLISHER)',
+      );
     }
     const nameLower = input.name.toLowerCase();
-    if (await this.artifacts.exists({ where: { nameLower } })) throw new PlatformError('CONFLICT', `Artifact "${input.name}" already exists`);
+    if (await this.artifacts.exists({ where: { nameLower } }))
+      throw new PlatformError('CONFLICT', `Artifact "${input.name}" already exists`);
     const now = new Date();
     const artifact = this.artifacts.create({
       id: randomUUID(),
@@ -76,7 +80,8 @@ export class ArtifactsService {
       await this.artifacts.insert(artifact);
     } catch (error) {
       // The unique index settles two creates of one name at once.
-      if (await this.artifacts.exists({ where: { nameLower } })) throw new PlatformError('CONFLICT', `Artifact "${input.name}" already exists`);
+      if (await this.artifacts.exists({ where: { nameLower } }))
+        throw new PlatformError('CONFLICT', `Artifact "${input.name}" already exists`);
       throw error;
     }
     return { artifact, publisher };
@@ -85,7 +90,8 @@ export class ArtifactsService {
   /** Most recently updated first. */
   async list(filter: ArtifactListFilter): Promise<{ items: ArtifactWithOwner[]; total: number }> {
     const query = this.artifacts.createQueryBuilder('artifact');
-    if (filter.artifactType) query.andWhere('artifact.artifact_type = :artifactType', { artifactType: filter.artifactType });
+    if (filter.artifactType)
+      query.andWhere('artifact.artifact_type = :artifactType', { artifactType: filter.artifactType });
     const { items, total } = await this.publishers.pageWithPublishers(query, 'artifact', filter);
     return { items: items.map(({ row, publisher }) => ({ artifact: row, publisher })), total };
   }
@@ -97,22 +103,32 @@ export class ArtifactsService {
     return artifact;
   }
 
-  async detail(name: string): Promise<{ artifact: ArtifactEntity; publisher: PublisherEntity | null; versions: VersionWithBuilds[] }> {
+  async detail(
+    name: string,
+  ): Promise<{ artifact: ArtifactEntity; publisher: PublisherEntity | null; versions: VersionWithBuilds[] }> {
     const artifact = await this.find(name);
-    const [publisher, versions] = await Promise.all([this.publishers.findById(artifact.publisherId), this.versionsOf(artifact.id)]);
+    const [publisher, versions] = await Promise.all([
+      this.publishers.findById(artifact.publisherId),
+      this.versionsOf(artifact.id),
+    ]);
     return { artifact, publisher, versions };
   }
 
   /** Every version with its builds, highest version first; builds by platform then architecture. */
   async versionsOf(artifactId: string): Promise<VersionWithBuilds[]> {
-    const [versions, builds] = await Promise.all([this.versions.find({ where: { artifactId } }), this.builds.find({ where: { artifactId } })]);
+    const [versions, builds] = await Promise.all([
+      this.versions.find({ where: { artifactId } }),
+      this.builds.find({ where: { artifactId } }),
+    ]);
     const byVersion = new Map<string, ArtifactBuildEntity[]>(versions.map((version) => [version.id, []]));
     for (const build of builds) byVersion.get(build.versionId)?.push(build);
     return versions
       .sort((a, b) => semver.rcompare(a.version, b.version))
       .map((version) => ({
         version,
-        builds: byVersion.get(version.id)!.sort((a, b) => a.platform.localeCompare(b.platform) || a.architecture.localeCompare(b.architecture)),
+        builds: byVersion
+          .get(version.id)!
+          .sort((a, b) => a.platform.localeCompare(b.platform) || a.architecture.localeCompare(b.architecture)),
       }));
   }
 

@@ -57,12 +57,20 @@ export function artifactVersionView({ version, builds }: VersionWithBuilds): Art
   };
 }
 
-export function artifactDetail(artifact: ArtifactEntity, publisher: PublisherEntity | null, versions: VersionWithBuilds[]): ArtifactDetailDto {
+export function artifactDetail(
+  artifact: ArtifactEntity,
+  publisher: PublisherEntity | null,
+  versions: VersionWithBuilds[],
+): ArtifactDetailDto {
   return { ...artifactListItem(artifact, publisher), versions: versions.map(artifactVersionView) };
 }
 
 /** The seed's latest-build view. */
-export function latestBuildView(artifact: ArtifactEntity, version: ArtifactVersionEntity, build: ArtifactBuildEntity): LatestBuildDto {
+export function latestBuildView(
+  artifact: ArtifactEntity,
+  version: ArtifactVersionEntity,
+  build: ArtifactBuildEntity,
+): LatestBuildDto {
   return {
     artifact: artifact.name,
     version: version.version,
@@ -80,11 +88,26 @@ export function latestBuildView(artifact: ArtifactEntity, version: ArtifactVersi
   };
 }
 
-export function artifactListView(items: { artifact: ArtifactEntity; publisher: PublisherEntity | null }[], total: number, page: number, perPage: number): ArtifactListDto {
-  return { artifacts: items.map(({ artifact, publisher }) => artifactListItem(artifact, publisher)), total, page, per_page: perPage };
+export function artifactListView(
+  items: { artifact: ArtifactEntity; publisher: PublisherEntity | null }[],
+  total: number,
+  page: number,
+  perPage: number,
+): ArtifactListDto {
+  return {
+    artifacts: items.map(({ artifact, publisher }) => artifactListItem(artifact, publisher)),
+    total,
+    page,
+    per_page: perPage,
+  };
 }
 
-export function uploadedBuildView(artifact: ArtifactEntity, version: VersionWithBuilds, build: ArtifactBuildEntity, downloadUrl: string): UploadedBuildDto {
+export function uploadedBuildView(
+  artifact: ArtifactEntity,
+  version: VersionWithBuilds,
+  build: ArtifactBuildEntity,
+  downloadUrl: string,
+): UploadedBuildDto {
   return {
     artifact: artifact.name,
     latest_version: artifact.latestVersion,
@@ -94,7 +117,11 @@ export function uploadedBuildView(artifact: ArtifactEntity, version: VersionWith
   };
 }
 
-export function buildDownloadTicketView(build: ArtifactBuildEntity, url: string, expiresInSeconds: number): BuildDownloadTicketDto {
+export function buildDownloadTicketView(
+  build: ArtifactBuildEntity,
+  url: string,
+  expiresInSeconds: number,
+): BuildDownloadTicketDto {
   return {
     url,
     expires_in: expiresInSeconds,

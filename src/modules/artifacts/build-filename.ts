@@ -6,7 +6,9 @@ export function keySegment(value: string): string {
 /** The client's file name without any directory, in safe characters; null when it says nothing. */
 export function safeFilename(original: string | undefined): string | null {
   const base = (original ?? '').split(/[\\/]/).pop() ?? '';
-  const cleaned = keySegment(base).replace(/_+/g, '_').replace(/^[._]+/, '');
+  const cleaned = keySegment(base)
+    .replace(/_+/g, '_')
+    .replace(/^[._]+/, '');
   if (!cleaned || cleaned === 'upload') return null;
   if (cleaned.length <= 200) return cleaned;
   const dot = cleaned.lastIndexOf('.');

@@ -1,33 +1,52 @@
 import { selectBuild, selectLatestBuild, type BuildTarget } from './select-build.js';
 
-const build = (platform: BuildTarget['platform'], architecture: BuildTarget['architecture']): BuildTarget => ({ platform, architecture });
+const build = (platform: BuildTarget['platform'], architecture: BuildTarget['architecture']): BuildTarget => ({
+  platform,
+  architecture,
+});
 
 describe('selectBuild', () => {
   const builds = [build('windows', 'x64'), build('windows', 'arm64'), build('linux', 'all'), build('all', 'all')];
 
   it('picks the exact platform and architecture', () => {
-    expect(selectBuild(builds, { platform: 'windows', architecture: 'arm64' })).toEqual({ kind: 'found', build: builds[1] });
+    expect(selectBuild(builds, { platform: 'windows', architecture: 'arm64' })).toEqual({
+      kind: 'found',
+      build: builds[1],
+    });
   });
 
   it('falls back to the platform build for all architectures', () => {
-    expect(selectBuild(builds, { platform: 'linux', architecture: 'arm64' })).toEqual({ kind: 'found', build: builds[2] });
+    expect(selectBuild(builds, { platform: 'linux', architecture: 'arm64' })).toEqual({
+      kind: 'found',
+      build: builds[2],
+    });
   });
 
   it('falls back to the universal build for a platform without its own', () => {
-    expect(selectBuild(builds, { platform: 'macos', architecture: 'arm64' })).toEqual({ kind: 'found', build: builds[3] });
+    expect(selectBuild(builds, { platform: 'macos', architecture: 'arm64' })).toEqual({
+      kind: 'found',
+      build: builds[3],
+    });
   });
 
   it('prefers an exact platform with a universal architecture over a universal platform', () => {
-    const choice = selectBuild([build('all', 'x64'), build('linux', 'all')], { platform: 'linux', architecture: 'x64' });
+    const choice = selectBuild([build('all', 'x64'), build('linux', 'all')], {
+      platform: 'linux',
+      architecture: 'x64',
+    });
     expect(choice).toEqual({ kind: 'found', build: build('linux', 'all') });
   });
 
   it('finds nothing when no build serves the platform', () => {
-    expect(selectBuild([build('windows', 'x64')], { platform: 'linux', architecture: 'x64' })).toEqual({ kind: 'none' });
+    expect(selectBuild([build('windows', 'x64')], { platform: 'linux', architecture: 'x64' })).toEqual({
+      kind: 'none',
+    });
   });
 
   it('finds nothing when only another architecture exists', () => {
-    expect(selectBuild([build('windows', 'x64')], { platform: 'windows', architecture: 'arm64' })).toEqual({ kind: 'none' });
+    expect(selectBuild([build('windows', 'x64')], { platform: 'windows', architecture: 'arm64' })).toEqual({
+      kind: 'none',
+    });
   });
 
   it('takes the only build when nothing is requested', () => {

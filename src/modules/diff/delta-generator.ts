@@ -27,7 +27,12 @@ function keySegment(version: string): string {
   return version.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
-export function deltaStorageKey(packageId: string, fromVersion: string, toVersion: string, patchSha256: string): string {
+export function deltaStorageKey(
+  packageId: string,
+  fromVersion: string,
+  toVersion: string,
+  patchSha256: string,
+): string {
   return `deltas/${packageId}/${keySegment(fromVersion)}-${keySegment(toVersion)}-${patchSha256.slice(0, 12)}.tbdelta`;
 }
 
@@ -73,7 +78,12 @@ export class DeltaGenerator {
     if (!pair) return null;
     if (!request.force) {
       const existing = await this.findRow(request);
-      if (existing?.status === 'ready' && existing.patchStoragePath && (await this.storage.stat(existing.patchStoragePath))) return existing;
+      if (
+        existing?.status === 'ready' &&
+        existing.patchStoragePath &&
+        (await this.storage.stat(existing.patchStoragePath))
+      )
+        return existing;
     }
     const directory = await mkdtemp(join(tmpdir(), 'tb-delta-'));
     try {
@@ -84,7 +94,8 @@ export class DeltaGenerator {
       await this.download(pair.to, newPath);
       const started = Date.now();
       const summary = await createDelta(oldPath, newPath, patchPath);
-      if (summary.targetSha256 !== pair.to.checksumSha256) throw new Error(`stored file of ${pair.to.version} changed while the delta was built`);
+      if (summary.targetSha256 !== pair.to.checksumSha256)
+        throw new Error(`stored file of ${pair.to.version} changed while the delta was built`);
       const key = deltaStorageKey(request.packageId, pair.from.version, pair.to.version, summary.patchSha256);
       await this.storage.putFile(key, patchPath, 'application/octet-stream');
       this.logger.log(
@@ -106,7 +117,12 @@ export class DeltaGenerator {
   /** Records the reason of a generation that gave up, so repeated requests do not rebuild in a loop. */
   async markFailed(request: GenerateDeltaPayload, reason: string): Promise<void> {
     await this.deltas.update(
-      { packageId: request.packageId, fromVersionId: request.fromVersionId, toVersionId: request.toVersionId, status: 'pending' },
+      {
+        packageId: request.packageId,
+        fromVersionId: request.fromVersionId,
+        toVersionId: request.toVersionId,
+        status: 'pending',
+      },
       { status: 'failed', error: reason.slice(0, 2000), updatedAt: new Date() },
     );
   }
@@ -114,16 +130,27 @@ export class DeltaGenerator {
   /** Notes a failed try on a row that stays pending while the queue retries. */
   async noteError(request: GenerateDeltaPayload, reason: string): Promise<void> {
     await this.deltas.update(
-      { packageId: request.packageId, fromVersionId: request.fromVersionId, toVersionId: request.toVersionId, status: 'pending' },
+      {
+        packageId: request.packageId,
+        fromVersionId: request.fromVersionId,
+        toVersionId: request.toVersionId,
+        status: 'pending',
+      },
       { error: reason.slice(0, 2000), updatedAt: new Date() },
     );
   }
 
-  private findRow(request: Pick<GenerateDeltaPayload, 'packageId' | 'fromVersionId' | 'toVersionId'>): Promise<PackageDeltaEntity | null> {
-    return this.deltas.findOne({ where: { packageId: request.packageId, fromVersionId: request.fromVersionId, toVersionId: request.toVersionId } });
+  private findRow(
+    request: Pick<GenerateDeltaPayload, 'packageId' | 'fromVersionId' | 'toVersionId'>,
+  ): Promise<PackageDeltaEntity | null> {
+    return this.deltas.findOne({
+      where: { packageId: request.packageId, fromVersionId: request.fromVersionId, toVersionId: request.toVersionId },
+    });
   }
 
-  private async loadPair(request: GenerateDeltaPayload): Promise<{ from: PackageVersionEntity; to: PackageVersionEntity } | null> {
+  private async loadPair(
+    request: GenerateDeltaPayload,
+  ): Promise<{ from: PackageVersionEntity; to: PackageVersionEntity } | null> {
     const pkg = await this.packages.findById(request.packageId);
     if (!pkg) return null;
     const rows = await this.packages.versionsOf(pkg.id);
@@ -144,7 +171,8 @@ export class DeltaGenerator {
     const source: Readable = await this.versions.open(version);
     await pipeline(source, tap, createWriteStream(path));
     const digest = hash.digest('hex');
-    if (digest !== version.checksumSha256) throw new Error(`stored file of version ${version.version} does not match its checksum`);
+    if (digest !== version.checksumSha256)
+      throw new Error(`stored file of version ${version.version} does not match its checksum`);
   }
 
   private async saveReady(
@@ -174,7 +202,13 @@ export class DeltaGenerator {
     };
     let existing = await this.findRow(request);
     if (!existing) {
-      const row = this.deltas.create({ id: randomUUID(), packageId: request.packageId, fromVersionId: request.fromVersionId, toVersionId: request.toVersionId, ...fields });
+      const row = this.deltas.create({
+        id: randomUUID(),
+        packageId: request.packageId,
+        fromVersionId: request.fromVersionId,
+        toVersionId: request.toVersionId,
+        ...fields,
+      });
       try {
         await this.deltas.insert(row);
         return row;
@@ -186,7 +220,8 @@ export class DeltaGenerator {
     }
     await this.deltas.update({ id: existing.id }, fields);
     // A rebuild writes a new key (the hash is in the name); the replaced patch is removed from every store.
-    if (existing.patchStoragePath && existing.patchStoragePath !== key) await this.storage.delete(existing.patchStoragePath);
+    if (existing.patchStoragePath && existing.patchStoragePath !== key)
+      await this.storage.delete(existing.patchStoragePath);
     return { ...existing, ...fields };
   }
 }

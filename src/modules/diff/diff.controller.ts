@@ -1,12 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import { CurrentCaller } from '../../auth/current-caller.decorator.js';
@@ -33,7 +26,8 @@ export class DiffController {
   @Authenticated()
   @ApiOperation({
     summary: 'Pre-generate the delta between two versions (publisher of the package or admin)',
-    description: 'from_version, to_version and force as a JSON body or as query parameters. 200 with Diff info when the delta exists (unless force), else 202 with the job id.',
+    description:
+      'from_version, to_version and force as a JSON body or as query parameters. 200 with Diff info when the delta exists (unless force), else 202 with the job id.',
   })
   @ApiBody({ type: CreateDiffDto, required: false })
   @ApiOkResponse({ description: 'The delta exists', type: DiffInfoDto })
@@ -60,7 +54,8 @@ export class DiffController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Diff info between two versions; builds the delta now when both files are small, else queues it (202)',
-    description: 'recommended is false when the patch is over 80 % of the full file: download the full version instead.',
+    description:
+      'recommended is false when the patch is over 80 % of the full file: download the full version instead.',
   })
   @ApiParam({ name: 'from', example: '1.0.0' })
   @ApiParam({ name: 'to', example: '1.1.0' })
@@ -84,7 +79,10 @@ export class DiffController {
 
   @Get(':from/:to/download')
   @Public()
-  @ApiOperation({ summary: 'The delta file (TBDELTA1, docs/delta-format.md); ETag, If-None-Match and Range supported; 404 until it exists' })
+  @ApiOperation({
+    summary:
+      'The delta file (TBDELTA1, docs/delta-format.md); ETag, If-None-Match and Range supported; 404 until it exists',
+  })
   @ApiParam({ name: 'from', example: '1.0.0' })
   @ApiParam({ name: 'to', example: '1.1.0' })
   @ApiFileResponse('The patch; X-Patch-Checksum carries its SHA-256', 'application/octet-stream')

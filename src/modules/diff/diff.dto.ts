@@ -39,13 +39,21 @@ export class CreateDiffDto {
 }
 
 /** Merges the two forms of POST …/diff/create; both versions are required in one of them. */
-export function createDiffRequestOf(body: CreateDiffDto | undefined, query: CreateDiffDto | undefined): CreateDiffRequest {
+export function createDiffRequestOf(
+  body: CreateDiffDto | undefined,
+  query: CreateDiffDto | undefined,
+): CreateDiffRequest {
   const fromVersion = body?.from_version ?? query?.from_version;
   const toVersion = body?.to_version ?? query?.to_version;
   const missing = [
     ...(fromVersion ? [] : [{ field: 'from_version', message: 'from_version is required' }]),
     ...(toVersion ? [] : [{ field: 'to_version', message: 'to_version is required' }]),
   ];
-  if (missing.length > 0) throw new PlatformError('UNPROCESSABLE_ENTITY', missing.map((item) => item.message).join('; '), missing);
-  return { fromVersion: fromVersion as string, toVersion: toVersion as string, force: body?.force ?? query?.force ?? false };
+  if (missing.length > 0)
+    throw new PlatformError('UNPROCESSABLE_ENTITY', missing.map((item) => item.message).join('; '), missing);
+  return {
+    fromVersion: fromVersion as string,
+    toVersion: toVersion as string,
+    force: body?.force ?? query?.force ?? false,
+  };
 }

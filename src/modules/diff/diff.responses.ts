@@ -27,7 +27,10 @@ export class DiffInfoDto {
   @ApiProperty({ type: Number, example: 0.0039, description: 'patch_size / full_size' })
   compression_ratio: number;
 
-  @ApiProperty({ type: Boolean, description: 'false when the patch is over 80 % of the full file: download the full version instead' })
+  @ApiProperty({
+    type: Boolean,
+    description: 'false when the patch is over 80 % of the full file: download the full version instead',
+  })
   recommended: boolean;
 
   @ApiProperty({ type: String, nullable: true })

@@ -17,7 +17,12 @@ import { PackagesService } from '../registry/packages.service.js';
 import { RegistryEvents } from '../registry/registry-events.js';
 import { DeltaGenerator } from './delta-generator.js';
 import { PackageDeltaEntity } from './entities/package-delta.entity.js';
-import { GENERATE_DELTA_ATTEMPTS, GENERATE_DELTA_JOB, generateDeltaJobId, type GenerateDeltaPayload } from './jobs/generate-delta.job.js';
+import {
+  GENERATE_DELTA_ATTEMPTS,
+  GENERATE_DELTA_JOB,
+  generateDeltaJobId,
+  type GenerateDeltaPayload,
+} from './jobs/generate-delta.job.js';
 import { pregenerationSources } from './pregeneration-sources.js';
 
 /** After a generation gave up, GET diff info answers 503 for this long instead of rebuilding in a loop; POST create re-queues at once. */
@@ -59,7 +64,9 @@ export class DiffService implements OnModuleInit {
 
   onModuleInit(): void {
     // One build at a time per process: delta creation is CPU-bound (zstd level 10 over whole entries).
-    this.queue.process<GenerateDeltaPayload>(GENERATE_DELTA_JOB, (payload, job) => this.runJob(payload, job.attempt), { concurrency: 1 });
+    this.queue.process<GenerateDeltaPayload>(GENERATE_DELTA_JOB, (payload, job) => this.runJob(payload, job.attempt), {
+      concurrency: 1,
+    });
     this.events.onVersionUploaded(({ packageId, version }) => this.pregenerate(packageId, version));
     this.events.onPackageDeleted(({ packageId }) => this.removeDeltas(packageId));
     this.events.onVersionRemoved(({ packageId, version }) => this.removeDeltas(packageId, version));
@@ -81,19 +88,30 @@ export class DiffService implements OnModuleInit {
     if (pair.from.sizeBytes <= inlineLimit && pair.to.sizeBytes <= inlineLimit) {
       try {
         const delta = await this.generator.generate(this.payloadOf(pkg.id, pair, false));
-        if (!delta) throw new PlatformError('NOT_FOUND', `Version ${pair.from.version} or ${pair.to.version} of "${pkg.name}" no longer exists`);
+        if (!delta)
+          throw new PlatformError(
+            'NOT_FOUND',
+            `Version ${pair.from.version} or ${pair.to.version} of "${pkg.name}" no longer exists`,
+          );
         return { state: 'ready', pkg, delta };
       } catch (error) {
         if (error instanceof PlatformError && error.code === 'NOT_FOUND') throw error;
         // A transient storage or database failure: the queue retries with back-off instead of failing the client.
-        this.logger.warn(`Building delta ${pair.from.version} → ${pair.to.version} of "${pkg.name}" inline failed, queued: ${(error as Error).message}`);
+        this.logger.warn(
+          `Building delta ${pair.from.version} → ${pair.to.version} of "${pkg.name}" inline failed, queued: ${(error as Error).message}`,
+        );
       }
     }
     return this.pending(pkg, pair, false);
   }
 
   /** The ready delta behind the download route; 404 while it does not exist. */
-  async findReady(caller: Caller, name: string, from: string, to: string): Promise<{ pkg: PackageEntity; delta: PackageDeltaEntity }> {
+  async findReady(
+    caller: Caller,
+    name: string,
+    from: string,
+    to: string,
+  ): Promise<{ pkg: PackageEntity; delta: PackageDeltaEntity }> {
     const pkg = await this.packages.findReadable(caller, name);
     const pair = await this.resolvePair(pkg, from, to);
     const row = await this.findRow(pkg.id, pair);
@@ -126,14 +144,21 @@ export class DiffService implements OnModuleInit {
   private async resolvePair(pkg: PackageEntity, from: string, to: string): Promise<VersionPair> {
     const fromVersion = semver.valid(from) ?? from;
     const toVersion = semver.valid(to) ?? to;
-    if (fromVersion === toVersion) throw new PlatformError('BAD_REQUEST', `from and to are the same version (${fromVersion}); a delta needs two versions`);
+    if (fromVersion === toVersion)
+      throw new PlatformError(
+        'BAD_REQUEST',
+        `from and to are the same version (${fromVersion}); a delta needs two versions`,
+      );
     const rows = await this.packages.versionsOf(pkg.id);
     const fromRow = rows.find((row) => row.version === fromVersion);
     if (!fromRow) throw new PlatformError('NOT_FOUND', `Version ${from} of "${pkg.name}" not found`);
     const toRow = rows.find((row) => row.version === toVersion);
     if (!toRow) throw new PlatformError('NOT_FOUND', `Version ${to} of "${pkg.name}" not found`);
     if (semver.gt(fromRow.version, toRow.version)) {
-      throw new PlatformError('BAD_REQUEST', `from (${fromRow.version}) is newer than to (${toRow.version}); deltas go from an older to a newer version`);
+      throw new PlatformError(
+        'BAD_REQUEST',
+        `from (${fromRow.version}) is newer than to (${toRow.version}); deltas go from an older to a newer version`,
+      );
     }
     return { from: fromRow, to: toRow };
   }
@@ -149,7 +174,10 @@ export class DiffService implements OnModuleInit {
   private async enqueue(packageId: string, pair: VersionPair, force: boolean): Promise<string> {
     await this.markPending(packageId, pair);
     const payload = this.payloadOf(packageId, pair, force);
-    return this.queue.add(GENERATE_DELTA_JOB, payload, { jobId: generateDeltaJobId(payload), attempts: GENERATE_DELTA_ATTEMPTS });
+    return this.queue.add(GENERATE_DELTA_JOB, payload, {
+      jobId: generateDeltaJobId(payload),
+      attempts: GENERATE_DELTA_ATTEMPTS,
+    });
   }
 
   private async pending(pkg: PackageEntity, pair: VersionPair, force: boolean): Promise<DiffOutcome> {
@@ -162,7 +190,8 @@ export class DiffService implements OnModuleInit {
     const now = new Date();
     const existing = await this.findRow(packageId, pair);
     if (existing) {
-      if (existing.status === 'failed') await this.deltas.update({ id: existing.id }, { status: 'pending', updatedAt: now });
+      if (existing.status === 'failed')
+        await this.deltas.update({ id: existing.id }, { status: 'pending', updatedAt: now });
       return;
     }
     try {
@@ -222,10 +251,13 @@ export class DiffService implements OnModuleInit {
   /** Every delta of the package, or only those touching `version`: rows first, then the patches from every store. */
   private async removeDeltas(packageId: string, version?: string): Promise<void> {
     const rows = await this.deltas.find({
-      where: version === undefined ? { packageId } : [
-        { packageId, fromVersion: version },
-        { packageId, toVersion: version },
-      ],
+      where:
+        version === undefined
+          ? { packageId }
+          : [
+              { packageId, fromVersion: version },
+              { packageId, toVersion: version },
+            ],
     });
     if (rows.length === 0) return;
     await this.deltas.delete({ id: In(rows.map((row) => row.id)) });

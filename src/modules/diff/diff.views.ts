@@ -14,7 +14,11 @@ export function diffPath(packageName: string, fromVersion: string, toVersion: st
 }
 
 /** Diff info: the seed's fields plus what a client needs to decide and to verify. */
-export function diffInfoView(pkg: Pick<PackageEntity, 'name'>, delta: PackageDeltaEntity, baseUrl: string): DiffInfoDto {
+export function diffInfoView(
+  pkg: Pick<PackageEntity, 'name'>,
+  delta: PackageDeltaEntity,
+  baseUrl: string,
+): DiffInfoDto {
   const patchSize = delta.patchSize ?? 0;
   const fullSize = delta.fullSize ?? 0;
   const ratio = compressionRatio(patchSize, fullSize);
@@ -40,7 +44,13 @@ export function diffInfoView(pkg: Pick<PackageEntity, 'name'>, delta: PackageDel
   };
 }
 
-export function diffPendingView(pkg: Pick<PackageEntity, 'name'>, fromVersion: string, toVersion: string, jobId: string, baseUrl: string): DiffPendingDto {
+export function diffPendingView(
+  pkg: Pick<PackageEntity, 'name'>,
+  fromVersion: string,
+  toVersion: string,
+  jobId: string,
+  baseUrl: string,
+): DiffPendingDto {
   return {
     status: 'pending',
     job_id: jobId,
@@ -51,6 +61,9 @@ export function diffPendingView(pkg: Pick<PackageEntity, 'name'>, fromVersion: s
   };
 }
 
-export function deltaFileName(pkg: Pick<PackageEntity, 'name'>, delta: Pick<PackageDeltaEntity, 'fromVersion' | 'toVersion'>): string {
+export function deltaFileName(
+  pkg: Pick<PackageEntity, 'name'>,
+  delta: Pick<PackageDeltaEntity, 'fromVersion' | 'toVersion'>,
+): string {
   return `${pkg.name}-${delta.fromVersion}-to-${delta.toVersion}.tbdelta`;
 }

@@ -12,7 +12,11 @@ export interface VersionCandidate {
  * update from stable releases, while a prerelease channel also moves from beta to beta. An older
  * upload (a backport 1.4.3 after 2.0.0) gets deltas from its own line's predecessors (1.4.2, …).
  */
-export function pregenerationSources<T extends VersionCandidate>(versions: readonly T[], newVersion: string, count: number): T[] {
+export function pregenerationSources<T extends VersionCandidate>(
+  versions: readonly T[],
+  newVersion: string,
+  count: number,
+): T[] {
   if (count <= 0) return [];
   const includePrereleases = semver.prerelease(newVersion) !== null;
   return versions

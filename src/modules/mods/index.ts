@@ -1,5 +1,11 @@
 /** Public API of mods: the manifest, packing, safe extraction, the lock file, the registry client and the loader. */
-export { MOD_MANIFEST_FILE, parseModManifest, relativePathProblem, supportsHostVersion, type ModManifest } from './mod-manifest.js';
+export {
+  MOD_MANIFEST_FILE,
+  parseModManifest,
+  relativePathProblem,
+  supportsHostVersion,
+  type ModManifest,
+} from './mod-manifest.js';
 export { packModDirectory, type PackedMod } from './mod-packer.js';
 export { extractArchiveSafely, type ExtractionSummary } from './safe-extractor.js';
 export { LOCK_FILE_NAME, ModsLockFile, type LockedMod } from './mods-lock-file.js';

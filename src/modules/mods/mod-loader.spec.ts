@@ -12,10 +12,18 @@ const HELLO_MOD = resolve('examples/hello-mod');
 const quietLogger = { log: () => undefined, error: () => undefined };
 
 /** Writes a mod directory the way the installer leaves it (manifest, entry, package.json type module). */
-async function writeMod(modsDir: string, name: string, source: string, manifest: Record<string, unknown> = {}): Promise<void> {
+async function writeMod(
+  modsDir: string,
+  name: string,
+  source: string,
+  manifest: Record<string, unknown> = {},
+): Promise<void> {
   const directory = join(modsDir, name);
   await mkdir(directory, { recursive: true });
-  await writeFile(join(directory, 'tb-mod.json'), JSON.stringify({ name, version: '1.0.0', entry: 'index.js', ...manifest }));
+  await writeFile(
+    join(directory, 'tb-mod.json'),
+    JSON.stringify({ name, version: '1.0.0', entry: 'index.js', ...manifest }),
+  );
   await writeFile(join(directory, 'index.js'), source);
   await writeFile(join(directory, 'package.json'), '{"type": "module"}');
 }
@@ -39,8 +47,13 @@ describe('loadInstalledMods', () => {
     await cp(HELLO_MOD, join(modsDir, 'hello-mod'), { recursive: true });
     await writeFile(join(modsDir, 'hello-mod', 'package.json'), '{"type": "module"}');
     const report = await loadInstalledMods({ modsDir, registry, runner });
-    expect(report.loaded.map((mod) => mod.functions)).toEqual([['hello.greet', 'hello.add', 'hello.platform', 'hello.started']]);
-    const outcome = (await runner.aRunFunction('hello.greet', { kwargs: { name: 'Ada' }, caller: LOCAL_CALLER })) as Result;
+    expect(report.loaded.map((mod) => mod.functions)).toEqual([
+      ['hello.greet', 'hello.add', 'hello.platform', 'hello.started'],
+    ]);
+    const outcome = (await runner.aRunFunction('hello.greet', {
+      kwargs: { name: 'Ada' },
+      caller: LOCAL_CALLER,
+    })) as Result;
     expect(outcome.get()).toBe('Hello, Ada!');
   });
 
@@ -49,27 +62,45 @@ describe('loadInstalledMods', () => {
     await writeFile(join(modsDir, 'hello-mod', 'package.json'), '{"type": "module"}');
     await loadInstalledMods({ modsDir, registry, runner });
     const greet = registry.list().find((item) => item.key === 'hello.greet');
-    expect([greet?.options.api, greet?.options.helper, greet?.parameters]).toEqual([true, 'says hello to someone', ['name']]);
+    expect([greet?.options.api, greet?.options.helper, greet?.parameters]).toEqual([
+      true,
+      'says hello to someone',
+      ['name'],
+    ]);
   });
 
   it('reports a mod whose entry throws on import and still loads the others', async () => {
     await writeMod(modsDir, 'broken', 'throw new Error("cannot start");\n');
-    await writeMod(modsDir, 'fine', 'export class Fine { static modName = "fine"; static exports = { ping: {} }; ping() { return "pong"; } }\n');
+    await writeMod(
+      modsDir,
+      'fine',
+      'export class Fine { static modName = "fine"; static exports = { ping: {} }; ping() { return "pong"; } }\n',
+    );
     const report = await loadInstalledMods({ modsDir, registry, runner });
     expect(report.failed).toEqual([expect.objectContaining({ name: 'broken', error: 'cannot start' })]);
     expect(report.loaded.map((mod) => mod.name)).toEqual(['fine']);
   });
 
   it('skips a mod whose function key is taken and registers none of its functions', async () => {
-    await writeMod(modsDir, 'first', 'export class A { static modName = "same"; static exports = { f: {} }; f() { return 1; } }\n');
-    await writeMod(modsDir, 'second', 'export class B { static modName = "same"; static exports = { g: {}, f: {} }; f() { return 2; } g() { return 3; } }\n');
+    await writeMod(
+      modsDir,
+      'first',
+      'export class A { static modName = "same"; static exports = { f: {} }; f() { return 1; } }\n',
+    );
+    await writeMod(
+      modsDir,
+      'second',
+      'export class B { static modName = "same"; static exports = { g: {}, f: {} }; f() { return 2; } g() { return 3; } }\n',
+    );
     const report = await loadInstalledMods({ modsDir, registry, runner });
     expect(report.failed[0]).toMatchObject({ name: 'second', error: expect.stringContaining('registered twice') });
     expect(registry.has('same.g')).toBe(false);
   });
 
   it('skips a mod that needs another platform version', async () => {
-    await writeMod(modsDir, 'future', 'export class F { static exports = { f: {} }; f() {} }\n', { toolbox_version: '>=9.0.0' });
+    await writeMod(modsDir, 'future', 'export class F { static exports = { f: {} }; f() {} }\n', {
+      toolbox_version: '>=9.0.0',
+    });
     const report = await loadInstalledMods({ modsDir, registry, runner, hostVersion: '0.1.0' });
     expect(report.failed[0].error).toMatch(/needs platform version >=9.0.0/);
   });
@@ -92,15 +123,36 @@ describe('loadInstalledMods', () => {
   });
 
   it('skips the directory of a version the lock file no longer names', async () => {
-    await writeMod(modsDir, 'twice@1.0.0', 'export class Old { static modName = "twice"; static exports = { v: {} }; v() { return 1; } }\n', { name: 'twice', version: '1.0.0' });
-    await writeMod(modsDir, 'twice@2.0.0', 'export class New { static modName = "twice"; static exports = { v: {} }; v() { return 2; } }\n', { name: 'twice', version: '2.0.0' });
-    await new ModsLockFile(modsDir).record({ name: 'twice', version: '2.0.0', checksum_sha256: 'a'.repeat(64), registry: 'http://registry', installed_at: '2025-01-01T00:00:00Z', entry: 'index.js', dependencies: [] });
+    await writeMod(
+      modsDir,
+      'twice@1.0.0',
+      'export class Old { static modName = "twice"; static exports = { v: {} }; v() { return 1; } }\n',
+      { name: 'twice', version: '1.0.0' },
+    );
+    await writeMod(
+      modsDir,
+      'twice@2.0.0',
+      'export class New { static modName = "twice"; static exports = { v: {} }; v() { return 2; } }\n',
+      { name: 'twice', version: '2.0.0' },
+    );
+    await new ModsLockFile(modsDir).record({
+      name: 'twice',
+      version: '2.0.0',
+      checksum_sha256: 'a'.repeat(64),
+      registry: 'http://registry',
+      installed_at: '2025-01-01T00:00:00Z',
+      entry: 'index.js',
+      dependencies: [],
+    });
     const report = await loadInstalledMods({ modsDir, registry, runner });
     expect([report.loaded.map((mod) => mod.version), report.failed]).toEqual([['2.0.0'], []]);
   });
 
   it('answers an empty report when the mods directory does not exist', async () => {
-    expect(await loadInstalledMods({ modsDir: join(modsDir, 'missing'), registry })).toEqual({ loaded: [], failed: [] });
+    expect(await loadInstalledMods({ modsDir: join(modsDir, 'missing'), registry })).toEqual({
+      loaded: [],
+      failed: [],
+    });
   });
 });
 

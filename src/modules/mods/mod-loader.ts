@@ -128,18 +128,25 @@ export async function loadInstalledMods(options: LoadModsOptions): Promise<ModLo
   return report;
 }
 
-async function loadMod(directory: string, manifest: ModManifest, options: LoadModsOptions, logger: ModLoaderLogger): Promise<LoadedMod> {
+async function loadMod(
+  directory: string,
+  manifest: ModManifest,
+  options: LoadModsOptions,
+  logger: ModLoaderLogger,
+): Promise<LoadedMod> {
   if (options.hostVersion && !supportsHostVersion(manifest, options.hostVersion)) {
     throw new Error(`needs platform version ${manifest.toolboxVersion}, this is ${options.hostVersion}`);
   }
   const root = await realpath(directory);
   const entryPath = await realpath(join(root, ...manifest.entry.split('/')));
   const inside = relative(root, entryPath);
-  if (inside.startsWith(`..${sep}`) || isAbsolute(inside)) throw new Error(`entry ${manifest.entry} resolves outside the mod directory`);
+  if (inside.startsWith(`..${sep}`) || isAbsolute(inside))
+    throw new Error(`entry ${manifest.entry} resolves outside the mod directory`);
 
   const namespace = (await import(pathToFileURL(entryPath).href)) as Record<string, unknown>;
   const classes = modClassesOf(namespace);
-  if (classes.length === 0) throw new Error(`${manifest.entry} exports no mod class (a class with @Export methods or a static "exports")`);
+  if (classes.length === 0)
+    throw new Error(`${manifest.entry} exports no mod class (a class with @Export methods or a static "exports")`);
   const context: ModContext = { app: options.runner, manifest, directory: root, logger };
   const instances = classes.map((ModClass) => new ModClass(context) as object);
   const functions = options.registry.registerInstances(instances);
@@ -165,9 +172,12 @@ export function modClassesOf(namespace: Record<string, unknown>): ModClass[] {
 }
 
 /** Applies `static modName` / `static exports` as `@Mod` / `@Export` would. Throws on a descriptor naming no method. */
-export function applyStaticDescriptor(target: (abstract new (...args: never[]) => unknown) & StaticModDescriptor): void {
+export function applyStaticDescriptor(
+  target: (abstract new (...args: never[]) => unknown) & StaticModDescriptor,
+): void {
   const prototype = target.prototype as Record<string, unknown>;
-  if (typeof target.modName === 'string' && target.modName !== '' && !readModOptions(target)) Mod(target.modName)(target);
+  if (typeof target.modName === 'string' && target.modName !== '' && !readModOptions(target))
+    Mod(target.modName)(target);
   const descriptor = target.exports;
   if (descriptor === undefined || descriptor === null) return;
   const entries: Array<[string, ExportOptions]> = Array.isArray(descriptor)
@@ -178,14 +188,24 @@ export function applyStaticDescriptor(target: (abstract new (...args: never[]) =
     : Object.entries(descriptor);
   for (const [methodName, exportOptions] of entries) {
     const method = typeof methodName === 'string' ? prototype[methodName] : undefined;
-    if (typeof method !== 'function') throw new Error(`${target.name}.exports names "${String(methodName)}", which is not a method of the class`);
+    if (typeof method !== 'function')
+      throw new Error(`${target.name}.exports names "${String(methodName)}", which is not a method of the class`);
     if (readExportOptions(method)) continue;
-    Export(exportOptions ?? {})(prototype, methodName, { value: method, writable: true, enumerable: false, configurable: true });
+    Export(exportOptions ?? {})(prototype, methodName, {
+      value: method,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
   }
 }
 
 function hasExportedMethod(prototype: object): boolean {
-  for (let current: object | null = prototype; current && current !== Object.prototype; current = Object.getPrototypeOf(current)) {
+  for (
+    let current: object | null = prototype;
+    current && current !== Object.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
     for (const name of Object.getOwnPropertyNames(current)) {
       if (name === 'constructor') continue;
       const property = Object.getOwnPropertyDescriptor(current, name);

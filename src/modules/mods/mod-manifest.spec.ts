@@ -1,7 +1,13 @@
 import { PlatformError } from '../../common/errors.js';
 import { parseModManifest, supportsHostVersion } from './mod-manifest.js';
 
-const valid = { name: 'hello-mod', version: '1.0.0', entry: 'index.js', dependencies: ['lib>=1.2.0'], toolbox_version: '>=0.1.0 <1' };
+const valid = {
+  name: 'hello-mod',
+  version: '1.0.0',
+  entry: 'index.js',
+  dependencies: ['lib>=1.2.0'],
+  toolbox_version: '>=0.1.0 <1',
+};
 
 function problemsOf(input: unknown): string[] {
   try {
@@ -15,7 +21,14 @@ function problemsOf(input: unknown): string[] {
 describe('parseModManifest', () => {
   it('accepts a complete manifest and maps toolbox_version to toolboxVersion', () => {
     const manifest = parseModManifest(JSON.stringify(valid));
-    expect(manifest).toEqual({ name: 'hello-mod', version: '1.0.0', entry: 'index.js', dependencies: ['lib@>=1.2.0'], toolboxVersion: '>=0.1.0 <1', description: null });
+    expect(manifest).toEqual({
+      name: 'hello-mod',
+      version: '1.0.0',
+      entry: 'index.js',
+      dependencies: ['lib@>=1.2.0'],
+      toolboxVersion: '>=0.1.0 <1',
+      description: null,
+    });
   });
 
   it('defaults the entry to index.js and the dependencies to none', () => {
@@ -24,11 +37,16 @@ describe('parseModManifest', () => {
   });
 
   it('accepts dependencies as an object of name to range', () => {
-    expect(parseModManifest({ ...valid, dependencies: { lib: '^1.2', other: '' } }).dependencies).toEqual(['lib@^1.2', 'other']);
+    expect(parseModManifest({ ...valid, dependencies: { lib: '^1.2', other: '' } }).dependencies).toEqual([
+      'lib@^1.2',
+      'other',
+    ]);
   });
 
   it('reports every invalid field at once', () => {
-    expect(problemsOf({ name: '../evil', version: '1.0', entry: '/etc/passwd', toolbox_version: 'not a range' })).toEqual(['name', 'version', 'entry', 'toolbox_version']);
+    expect(
+      problemsOf({ name: '../evil', version: '1.0', entry: '/etc/passwd', toolbox_version: 'not a range' }),
+    ).toEqual(['name', 'version', 'entry', 'toolbox_version']);
   });
 
   it('refuses an entry that climbs out of the mod with ..', () => {

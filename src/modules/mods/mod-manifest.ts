@@ -33,7 +33,10 @@ export function parseModManifest(input: string | unknown): ModManifest {
     try {
       raw = JSON.parse(input);
     } catch (error) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', `${MOD_MANIFEST_FILE} is not valid JSON: ${(error as Error).message}`);
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `${MOD_MANIFEST_FILE} is not valid JSON: ${(error as Error).message}`,
+      );
     }
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -44,7 +47,8 @@ export function parseModManifest(input: string | unknown): ModManifest {
   const problem = (field: string, message: string) => problems.push({ field, message });
 
   const name = typeof fields.name === 'string' ? fields.name.trim() : '';
-  if (!isValidPackageName(name)) problem('name', 'must be 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  if (!isValidPackageName(name))
+    problem('name', 'must be 1–100 letters, digits, ".", "_" or "-", starting with a letter or digit');
 
   const version = typeof fields.version === 'string' ? fields.version.trim() : '';
   if (valid(version) === null) problem('version', 'must be an exact semver version such as 1.0.0');
@@ -75,7 +79,14 @@ export function parseModManifest(input: string | unknown): ModManifest {
       problems,
     );
   }
-  return { name, version: valid(version)!, entry: entry.replace(/^\.\//, ''), dependencies, toolboxVersion, description };
+  return {
+    name,
+    version: valid(version)!,
+    entry: entry.replace(/^\.\//, ''),
+    dependencies,
+    toolboxVersion,
+    description,
+  };
 }
 
 /**
@@ -88,7 +99,10 @@ function parseManifestDependencies(value: unknown, problem: (field: string, mess
   if (Array.isArray(value)) {
     for (const item of value) {
       if (typeof item !== 'string') {
-        problem('dependencies', `entries must be requirement strings such as "lib>=1.2.0" (got ${JSON.stringify(item)})`);
+        problem(
+          'dependencies',
+          `entries must be requirement strings such as "lib>=1.2.0" (got ${JSON.stringify(item)})`,
+        );
         return [];
       }
       inputs.push(item);
@@ -109,7 +123,9 @@ function parseManifestDependencies(value: unknown, problem: (field: string, mess
   for (const input of inputs) {
     try {
       const requirement = parseRequirement(input);
-      requirements.push(requirement.writtenRange ? `${requirement.name}@${requirement.writtenRange}` : requirement.name);
+      requirements.push(
+        requirement.writtenRange ? `${requirement.name}@${requirement.writtenRange}` : requirement.name,
+      );
     } catch (error) {
       problem('dependencies', (error as Error).message);
     }

@@ -32,7 +32,10 @@ describe('packModDirectory', () => {
   it('round-trips nested files through the safe extractor', async () => {
     const source = join(workspace, 'mod');
     await mkdir(join(source, 'lib'), { recursive: true });
-    await writeFile(join(source, 'tb-mod.json'), JSON.stringify({ name: 'nested', version: '1.0.0', entry: 'lib/main.mjs' }));
+    await writeFile(
+      join(source, 'tb-mod.json'),
+      JSON.stringify({ name: 'nested', version: '1.0.0', entry: 'lib/main.mjs' }),
+    );
     await writeFile(join(source, 'lib', 'main.mjs'), 'export class M {}\n');
     const packed = await packModDirectory(source);
     await writeFile(join(workspace, 'nested.zip'), packed.archive);
@@ -52,7 +55,10 @@ describe('packModDirectory', () => {
   it('refuses a manifest whose entry is not in the directory', async () => {
     const source = join(workspace, 'mod');
     await mkdir(source);
-    await writeFile(join(source, 'tb-mod.json'), JSON.stringify({ name: 'noentry', version: '1.0.0', entry: 'main.js' }));
+    await writeFile(
+      join(source, 'tb-mod.json'),
+      JSON.stringify({ name: 'noentry', version: '1.0.0', entry: 'main.js' }),
+    );
     await expect(packModDirectory(source)).rejects.toThrow(/entry "main.js"/);
   });
 

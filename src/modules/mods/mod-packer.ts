@@ -27,13 +27,17 @@ export async function packModDirectory(directory: string): Promise<PackedMod> {
   try {
     manifestText = await readFile(join(directory, MOD_MANIFEST_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new PlatformError('BAD_REQUEST', `${directory} has no ${MOD_MANIFEST_FILE}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new PlatformError('BAD_REQUEST', `${directory} has no ${MOD_MANIFEST_FILE}`);
     throw error;
   }
   const manifest = parseModManifest(manifestText);
   const files = (await listFiles(directory, directory)).sort();
   if (!files.includes(manifest.entry)) {
-    throw new PlatformError('BAD_REQUEST', `the entry "${manifest.entry}" named in ${MOD_MANIFEST_FILE} is not a file of ${directory}`);
+    throw new PlatformError(
+      'BAD_REQUEST',
+      `the entry "${manifest.entry}" named in ${MOD_MANIFEST_FILE} is not a file of ${directory}`,
+    );
   }
   const zip = new yazl.ZipFile();
   for (const file of files) {
@@ -53,7 +57,8 @@ async function listFiles(root: string, directory: string): Promise<string[]> {
     const archivePath = relative(root, path).split(sep).join('/');
     // lstat, not stat: a link is reported, never followed.
     const status = await lstat(path);
-    if (status.isSymbolicLink()) throw new PlatformError('BAD_REQUEST', `${archivePath} is a symbolic link; mods hold regular files only`);
+    if (status.isSymbolicLink())
+      throw new PlatformError('BAD_REQUEST', `${archivePath} is a symbolic link; mods hold regular files only`);
     if (status.isDirectory()) files.push(...(await listFiles(root, path)));
     else if (status.isFile()) files.push(archivePath);
     else throw new PlatformError('BAD_REQUEST', `${archivePath} is not a regular file; mods hold regular files only`);

@@ -110,7 +110,12 @@ export class ModsClient {
   /** The lock file's mods, each with whether its directory is present. */
   async list(): Promise<InstalledMod[]> {
     const mods = await this.lock.list();
-    return Promise.all(mods.map(async (mod) => ({ ...mod, present: await exists(join(this.options.modsDir, modDirectoryName(mod.name, mod.version), MOD_MANIFEST_FILE)) })));
+    return Promise.all(
+      mods.map(async (mod) => ({
+        ...mod,
+        present: await exists(join(this.options.modsDir, modDirectoryName(mod.name, mod.version), MOD_MANIFEST_FILE)),
+      })),
+    );
   }
 
   /** Deletes an installed mod's directory and its lock entry. */
@@ -128,11 +133,14 @@ export class ModsClient {
    */
   async update(name?: string): Promise<UpdateReport> {
     const installed = (await this.lock.list()).filter((mod) => name === undefined || mod.name === name);
-    if (name !== undefined && installed.length === 0) throw new PlatformError('NOT_FOUND', `mod ${name} is not installed`);
+    if (name !== undefined && installed.length === 0)
+      throw new PlatformError('NOT_FOUND', `mod ${name} is not installed`);
     const report: UpdateReport = { updated: [], current: [], failed: [] };
     if (installed.length === 0) return report;
     const query = installed.map((mod) => `names=${encodeURIComponent(mod.name)}`).join('&');
-    const body = (await this.request('GET', `/api/v1/versions?${query}`)) as { versions?: Record<string, string | null> };
+    const body = (await this.request('GET', `/api/v1/versions?${query}`)) as {
+      versions?: Record<string, string | null>;
+    };
     const latest = body.versions ?? {};
     for (const mod of installed) {
       const newest = latest[mod.name];
@@ -157,7 +165,8 @@ export class ModsClient {
    * version with the manifest's dependencies and toolbox_version.
    */
   async publish(directory: string, options: { changelog?: string } = {}): Promise<PublishReport> {
-    if (!this.options.token) throw new PlatformError('UNAUTHORIZED', 'publishing needs a token: pass --token or set TB_TOKEN');
+    if (!this.options.token)
+      throw new PlatformError('UNAUTHORIZED', 'publishing needs a token: pass --token or set TB_TOKEN');
     const { manifest, archive } = await packModDirectory(directory);
     const name = manifest.name;
     let created = false;
@@ -180,7 +189,11 @@ export class ModsClient {
     if (options.changelog) form.append('changelog', options.changelog);
     if (manifest.toolboxVersion) form.append('toolbox_version', manifest.toolboxVersion);
     form.append('dependencies', JSON.stringify(manifest.dependencies));
-    form.append('file', new Blob([new Uint8Array(archive)], { type: 'application/zip' }), `${name}-${manifest.version}.zip`);
+    form.append(
+      'file',
+      new Blob([new Uint8Array(archive)], { type: 'application/zip' }),
+      `${name}-${manifest.version}.zip`,
+    );
     const uploaded = (await this.request('POST', `/api/v1/packages/${encodeURIComponent(name)}/upload`, form)) as {
       size?: number;
       checksum_sha256?: string;
@@ -195,7 +208,10 @@ export class ModsClient {
   }
 
   private async resolve(requirement: string): Promise<{ resolved: ResolvedEntry[]; warnings: string[] }> {
-    const body = (await this.request('POST', '/api/v1/resolve', { requirements: [requirement], toolbox_version: this.options.hostVersion })) as {
+    const body = (await this.request('POST', '/api/v1/resolve', {
+      requirements: [requirement],
+      toolbox_version: this.options.hostVersion,
+    })) as {
       success?: boolean;
       resolved?: Record<string, ResolvedEntry>;
       conflicts?: unknown[];
@@ -203,20 +219,37 @@ export class ModsClient {
       errors?: unknown[];
     };
     if (!body.success) {
-      const reasons = [...(body.errors ?? []), ...(body.conflicts ?? [])].map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
-      throw new PlatformError('CONFLICT', `cannot resolve ${requirement}: ${reasons.join('; ') || 'the registry found no solution'}`);
+      const reasons = [...(body.errors ?? []), ...(body.conflicts ?? [])].map((item) =>
+        typeof item === 'string' ? item : JSON.stringify(item),
+      );
+      throw new PlatformError(
+        'CONFLICT',
+        `cannot resolve ${requirement}: ${reasons.join('; ') || 'the registry found no solution'}`,
+      );
     }
     const resolved = Object.values(body.resolved ?? {});
     if (resolved.length === 0) throw new PlatformError('NOT_FOUND', `the registry resolved ${requirement} to nothing`);
-    return { resolved, warnings: (body.warnings ?? []).map((item) => (typeof item === 'string' ? item : JSON.stringify(item))) };
+    return {
+      resolved,
+      warnings: (body.warnings ?? []).map((item) => (typeof item === 'string' ? item : JSON.stringify(item))),
+    };
   }
 
   private async installResolved(entry: ResolvedEntry): Promise<InstallOutcome> {
     const expected = (entry.checksum_sha256 ?? entry.checksum ?? '').toLowerCase();
-    if (!/^[0-9a-f]{64}$/.test(expected)) throw new PlatformError('UNPROCESSABLE_ENTITY', `the registry gave no SHA-256 for ${entry.name}@${entry.version}`);
+    if (!/^[0-9a-f]{64}$/.test(expected))
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `the registry gave no SHA-256 for ${entry.name}@${entry.version}`,
+      );
     const previous = await this.lock.get(entry.name);
     const target = join(this.options.modsDir, modDirectoryName(entry.name, entry.version));
-    if (previous && previous.version === entry.version && previous.checksum_sha256 === expected && (await exists(join(target, MOD_MANIFEST_FILE)))) {
+    if (
+      previous &&
+      previous.version === entry.version &&
+      previous.checksum_sha256 === expected &&
+      (await exists(join(target, MOD_MANIFEST_FILE)))
+    ) {
       return { name: entry.name, version: entry.version, status: 'unchanged', previous_version: previous.version };
     }
     const staging = join(this.options.modsDir, STAGING_DIRECTORY);
@@ -228,19 +261,32 @@ export class ModsClient {
     try {
       const actual = await this.download(entry, archivePath);
       if (actual !== expected) {
-        throw new PlatformError('UNPROCESSABLE_ENTITY', `${entry.name}@${entry.version}: SHA-256 mismatch (expected ${expected}, downloaded ${actual}); nothing was installed`);
+        throw new PlatformError(
+          'UNPROCESSABLE_ENTITY',
+          `${entry.name}@${entry.version}: SHA-256 mismatch (expected ${expected}, downloaded ${actual}); nothing was installed`,
+        );
       }
       await extractArchiveSafely(archivePath, extracted, this.options.zipLimits);
       const manifest = parseModManifest(await readManifest(extracted, entry));
       if (manifest.name !== entry.name || manifest.version !== entry.version) {
-        throw new PlatformError('UNPROCESSABLE_ENTITY', `${entry.name}@${entry.version}: its ${MOD_MANIFEST_FILE} says ${manifest.name}@${manifest.version}`);
+        throw new PlatformError(
+          'UNPROCESSABLE_ENTITY',
+          `${entry.name}@${entry.version}: its ${MOD_MANIFEST_FILE} says ${manifest.name}@${manifest.version}`,
+        );
       }
       if (!(await exists(join(extracted, ...manifest.entry.split('/'))))) {
-        throw new PlatformError('UNPROCESSABLE_ENTITY', `${entry.name}@${entry.version}: the entry ${manifest.entry} is missing from the archive`);
+        throw new PlatformError(
+          'UNPROCESSABLE_ENTITY',
+          `${entry.name}@${entry.version}: the entry ${manifest.entry} is missing from the archive`,
+        );
       }
       // Plain `.js` entries are ES modules: a package.json saying so makes Node (and Jest) agree.
       if (!(await exists(join(extracted, 'package.json')))) {
-        await writeFile(join(extracted, 'package.json'), `${JSON.stringify({ type: 'module', private: true }, null, 2)}\n`, { mode: 0o644 });
+        await writeFile(
+          join(extracted, 'package.json'),
+          `${JSON.stringify({ type: 'module', private: true }, null, 2)}\n`,
+          { mode: 0o644 },
+        );
       }
       const hadPrevious = await exists(target);
       if (hadPrevious) await rename(target, retired);
@@ -256,9 +302,17 @@ export class ModsClient {
         dependencies: manifest.dependencies,
       });
       if (previous && previous.version !== manifest.version) {
-        await rm(join(this.options.modsDir, modDirectoryName(previous.name, previous.version)), { recursive: true, force: true });
+        await rm(join(this.options.modsDir, modDirectoryName(previous.name, previous.version)), {
+          recursive: true,
+          force: true,
+        });
       }
-      return { name: entry.name, version: entry.version, status: 'installed', previous_version: previous?.version ?? null };
+      return {
+        name: entry.name,
+        version: entry.version,
+        status: 'installed',
+        previous_version: previous?.version ?? null,
+      };
     } finally {
       await rm(archivePath, { force: true });
       await rm(extracted, { recursive: true, force: true });
@@ -271,9 +325,11 @@ export class ModsClient {
     const url = new URL(entry.download_url, `${this.registryUrl}/`);
     const headers: Record<string, string> = {};
     // Only the registry itself gets the token, never a storage host a signed URL points at.
-    if (this.options.token && url.origin === new URL(this.registryUrl).origin) headers.authorization = `Bearer ${this.options.token}`;
+    if (this.options.token && url.origin === new URL(this.registryUrl).origin)
+      headers.authorization = `Bearer ${this.options.token}`;
     const response = await this.fetchFunction(url, { headers });
-    if (!response.ok || !response.body) throw await registryError(response, `download of ${entry.name}@${entry.version}`);
+    if (!response.ok || !response.body)
+      throw await registryError(response, `download of ${entry.name}@${entry.version}`);
     const hash = createHash('sha256');
     const hasher = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
@@ -281,7 +337,11 @@ export class ModsClient {
         callback(null, chunk);
       },
     });
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), hasher, createWriteStream(path, { mode: 0o600 }));
+    await pipeline(
+      Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
+      hasher,
+      createWriteStream(path, { mode: 0o600 }),
+    );
     return hash.digest('hex');
   }
 
@@ -297,7 +357,10 @@ export class ModsClient {
     try {
       return await this.fetchFunction(`${this.registryUrl}${path}`, { method, headers, body: payload });
     } catch (error) {
-      throw new PlatformError('SERVICE_UNAVAILABLE', `registry ${this.registryUrl} unreachable: ${(error as Error).message}`);
+      throw new PlatformError(
+        'SERVICE_UNAVAILABLE',
+        `registry ${this.registryUrl} unreachable: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -321,14 +384,20 @@ async function registryError(response: Response, what: string): Promise<Platform
   } catch {
     // the body is optional in the message
   }
-  return new PlatformError(STATUS_CODES[response.status] ?? 'SERVICE_UNAVAILABLE', `registry refused ${what}: ${message}`);
+  return new PlatformError(
+    STATUS_CODES[response.status] ?? 'SERVICE_UNAVAILABLE',
+    `registry refused ${what}: ${message}`,
+  );
 }
 
 async function readManifest(directory: string, entry: ResolvedEntry): Promise<string> {
   try {
     return await readFile(join(directory, MOD_MANIFEST_FILE), 'utf8');
   } catch {
-    throw new PlatformError('UNPROCESSABLE_ENTITY', `${entry.name}@${entry.version} has no ${MOD_MANIFEST_FILE} at the root of its archive`);
+    throw new PlatformError(
+      'UNPROCESSABLE_ENTITY',
+      `${entry.name}@${entry.version} has no ${MOD_MANIFEST_FILE} at the root of its archive`,
+    );
   }
 }
 

@@ -58,7 +58,15 @@ describe('ModsLockFile', () => {
   it('writes the wire fields and leaves no temporary file behind', async () => {
     await new ModsLockFile(modsDir).record(mod('hello'));
     const data = JSON.parse(await readFile(join(modsDir, LOCK_FILE_NAME), 'utf8'));
-    expect(Object.keys(data.mods.hello).sort()).toEqual(['checksum_sha256', 'dependencies', 'entry', 'installed_at', 'name', 'registry', 'version']);
+    expect(Object.keys(data.mods.hello).sort()).toEqual([
+      'checksum_sha256',
+      'dependencies',
+      'entry',
+      'installed_at',
+      'name',
+      'registry',
+      'version',
+    ]);
     expect(await readdir(modsDir)).toEqual([LOCK_FILE_NAME]);
   });
 

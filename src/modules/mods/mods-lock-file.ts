@@ -79,14 +79,29 @@ export class ModsLockFile {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', `${this.path} is not valid JSON (${(error as Error).message}); fix or delete it and reinstall the mods`);
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `${this.path} is not valid JSON (${(error as Error).message}); fix or delete it and reinstall the mods`,
+      );
     }
     const data = parsed as Partial<LockFileData> | null;
-    if (!data || typeof data !== 'object' || typeof data.mods !== 'object' || data.mods === null || Array.isArray(data.mods)) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', `${this.path} has no "mods" object; fix or delete it and reinstall the mods`);
+    if (
+      !data ||
+      typeof data !== 'object' ||
+      typeof data.mods !== 'object' ||
+      data.mods === null ||
+      Array.isArray(data.mods)
+    ) {
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `${this.path} has no "mods" object; fix or delete it and reinstall the mods`,
+      );
     }
     if (typeof data.lockfile_version === 'number' && data.lockfile_version > LOCK_FILE_VERSION) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', `${this.path} is lock file version ${data.lockfile_version}; this tb reads version ${LOCK_FILE_VERSION}`);
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `${this.path} is lock file version ${data.lockfile_version}; this tb reads version ${LOCK_FILE_VERSION}`,
+      );
     }
     return { lockfile_version: LOCK_FILE_VERSION, mods: data.mods };
   }
@@ -104,7 +119,11 @@ export class ModsLockFile {
   private async write(data: LockFileData): Promise<void> {
     const sorted: LockFileData = {
       lockfile_version: LOCK_FILE_VERSION,
-      mods: Object.fromEntries(Object.keys(data.mods).sort().map((name) => [name, data.mods[name]])),
+      mods: Object.fromEntries(
+        Object.keys(data.mods)
+          .sort()
+          .map((name) => [name, data.mods[name]]),
+      ),
     };
     await writeFileAtomically(this.path, `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o644 });
   }

@@ -13,7 +13,10 @@ export class ModsModule {
     return {
       module: ModsModule,
       imports: [AppCoreModule.forRoot(appCore)],
-      providers: [{ provide: MODS_OPTIONS, useValue: { hostVersion: appCore.appVersion, ...modsOptions } }, ModsLoaderService],
+      providers: [
+        { provide: MODS_OPTIONS, useValue: { hostVersion: appCore.appVersion, ...modsOptions } },
+        ModsLoaderService,
+      ],
       exports: [AppCoreModule, ModsLoaderService],
     };
   }

@@ -31,7 +31,9 @@ describe('extractArchiveSafely', () => {
   }
 
   it('extracts files and nested directories with their content', async () => {
-    const path = await archive(zipBuilder().add('tb-mod.json', '{}').withDirectory('lib').add('lib/util.js', 'export const x = 1;\n'));
+    const path = await archive(
+      zipBuilder().add('tb-mod.json', '{}').withDirectory('lib').add('lib/util.js', 'export const x = 1;\n'),
+    );
     const summary = await extractArchiveSafely(path, target);
     expect(summary).toEqual({ files: 2, directories: 1, bytes: 22 });
     expect(await readFile(join(target, 'lib', 'util.js'), 'utf8')).toBe('export const x = 1;\n');

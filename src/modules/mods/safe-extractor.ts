@@ -36,7 +36,11 @@ function reject(message: string): PlatformError {
  * every path must resolve inside the target, archive permissions are ignored (0644 files, 0755
  * directories). On any failure the target directory is removed, so nothing half-extracted remains.
  */
-export async function extractArchiveSafely(zipPath: string, targetDirectory: string, limits: Partial<ZipLimits> = {}): Promise<ExtractionSummary> {
+export async function extractArchiveSafely(
+  zipPath: string,
+  targetDirectory: string,
+  limits: Partial<ZipLimits> = {},
+): Promise<ExtractionSummary> {
   await new ZipInspector(limits).inspect(zipPath);
   await mkdir(targetDirectory, { mode: 0o755 });
   try {
@@ -49,7 +53,13 @@ export async function extractArchiveSafely(zipPath: string, targetDirectory: str
 }
 
 async function extractInto(zipPath: string, root: string): Promise<ExtractionSummary> {
-  const zipfile = await yauzl.openPromise(zipPath, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: true, autoClose: false });
+  const zipfile = await yauzl.openPromise(zipPath, {
+    lazyEntries: true,
+    decodeStrings: true,
+    validateEntrySizes: true,
+    strictFileNames: true,
+    autoClose: false,
+  });
   const summary: ExtractionSummary = { files: 0, directories: 0, bytes: 0 };
   try {
     for await (const entry of zipfile.eachEntry()) {
@@ -76,7 +86,8 @@ function checkedRelativePath(entry: Entry, root: string): string {
   if (nameProblem !== null) throw reject(`${label} ${nameProblem}`);
   const unixType = (entry.externalFileAttributes >>> 16) & UNIX_TYPE_MASK;
   if (unixType === UNIX_SYMLINK) throw reject(`${label} is a symbolic link`);
-  if (unixType !== 0 && unixType !== UNIX_REGULAR && unixType !== UNIX_DIRECTORY) throw reject(`${label} is not a regular file or directory`);
+  if (unixType !== 0 && unixType !== UNIX_REGULAR && unixType !== UNIX_DIRECTORY)
+    throw reject(`${label} is not a regular file or directory`);
   const destination = resolve(root, name);
   const relativePath = relative(root, destination);
   if (relativePath === '' && name.endsWith('/')) return '';
@@ -96,7 +107,10 @@ async function makeDirectories(root: string, relativePath: string): Promise<stri
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const existing = await lstat(current);
-      if (!existing.isDirectory()) throw reject(`ZIP path ${JSON.stringify(relativePath)} passes through ${JSON.stringify(relative(root, current))}, which is not a directory`);
+      if (!existing.isDirectory())
+        throw reject(
+          `ZIP path ${JSON.stringify(relativePath)} passes through ${JSON.stringify(relative(root, current))}, which is not a directory`,
+        );
     }
   }
   return current;
@@ -111,7 +125,8 @@ async function writeFile(zipfile: ZipFile, entry: Entry, root: string, relativeP
     handle = await open(destination, CREATE_NEW_FILE, 0o644);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ELOOP') throw reject(`ZIP entry ${JSON.stringify(entry.fileName)} would overwrite an existing path`);
+    if (code === 'EEXIST' || code === 'ELOOP')
+      throw reject(`ZIP entry ${JSON.stringify(entry.fileName)} would overwrite an existing path`);
     throw error;
   }
   let source;

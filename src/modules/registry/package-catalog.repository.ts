@@ -119,7 +119,10 @@ export class PackageCatalogRepository {
 
   /** Up to `limit` ids of the publisher's private packages. */
   async privateIdsOf(publisherId: string, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id FROM packages WHERE publisher_id = ? AND visibility = 'private' LIMIT ?`, [publisherId, limit]);
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM packages WHERE publisher_id = ? AND visibility = 'private' LIMIT ?`,
+      [publisherId, limit],
+    );
     return rows.map((row) => row.id);
   }
 
@@ -133,7 +136,12 @@ export class PackageCatalogRepository {
   }
 
   /** One page of the packages search lists for an empty query, most downloaded first. */
-  async popularSearchableIds(caller: Caller, packageType: PackageType | undefined, page: number, perPage: number): Promise<string[]> {
+  async popularSearchableIds(
+    caller: Caller,
+    packageType: PackageType | undefined,
+    page: number,
+    perPage: number,
+  ): Promise<string[]> {
     const query = this.dataSource.getRepository(PackageEntity).createQueryBuilder('p').select('p.id', 'id');
     whereVisible(query, 'p', caller, 'search');
     if (packageType) query.andWhere('p.package_type = :packageType', { packageType });
@@ -148,12 +156,18 @@ export class PackageCatalogRepository {
   }
 
   countPublic(packageType: PackageType | undefined): Promise<number> {
-    return this.ofType(this.dataSource.getRepository(PackageEntity).createQueryBuilder('p').where("p.visibility = 'public'"), packageType).getCount();
+    return this.ofType(
+      this.dataSource.getRepository(PackageEntity).createQueryBuilder('p').where("p.visibility = 'public'"),
+      packageType,
+    ).getCount();
   }
 
   countPrivateOf(publisherId: string, packageType: PackageType | undefined): Promise<number> {
     return this.ofType(
-      this.dataSource.getRepository(PackageEntity).createQueryBuilder('p').where("p.publisher_id = :publisherId AND p.visibility = 'private'", { publisherId }),
+      this.dataSource
+        .getRepository(PackageEntity)
+        .createQueryBuilder('p')
+        .where("p.publisher_id = :publisherId AND p.visibility = 'private'", { publisherId }),
       packageType,
     ).getCount();
   }
@@ -162,8 +176,17 @@ export class PackageCatalogRepository {
    * The packages (as `p`, their publishers as `pub` when `withPublisher`) that search may show the
    * caller among `matches` (a sub-select of `package_id`s, as `m`); the caller selects and orders.
    */
-  searchableMatches(matches: string, parameters: Record<string, string | number>, caller: Caller, packageType: PackageType | undefined, { withPublisher = true } = {}) {
-    const query = this.dataSource.createQueryBuilder().from(matches, 'm').innerJoin(PackageEntity, 'p', 'p.id = m.package_id');
+  searchableMatches(
+    matches: string,
+    parameters: Record<string, string | number>,
+    caller: Caller,
+    packageType: PackageType | undefined,
+    { withPublisher = true } = {},
+  ) {
+    const query = this.dataSource
+      .createQueryBuilder()
+      .from(matches, 'm')
+      .innerJoin(PackageEntity, 'p', 'p.id = m.package_id');
     if (withPublisher) query.leftJoin(PublisherEntity, 'pub', 'pub.id = p.publisher_id');
     query.setParameters(parameters);
     whereVisible(query, 'p', caller, 'search');
@@ -193,7 +216,16 @@ export class PackageCatalogRepository {
   indexablePackages(afterId: string, limit: number, missingCondition: string): Promise<PackageEntity[]> {
     return this.dataSource
       .createQueryBuilder(PackageEntity, 'p')
-      .select(['p.id', 'p.name', 'p.displayName', 'p.description', 'p.keywords', 'p.visibility', 'p.totalDownloads', 'p.publisherId'])
+      .select([
+        'p.id',
+        'p.name',
+        'p.displayName',
+        'p.description',
+        'p.keywords',
+        'p.visibility',
+        'p.totalDownloads',
+        'p.publisherId',
+      ])
       .where('p.id > :after', { after: afterId })
       .andWhere(missingCondition)
       .orderBy('p.id', 'ASC')
@@ -257,8 +289,17 @@ export class PackageCatalogRepository {
   }
 
   /** One page, in name order, of the latest versions of every package the caller can list, and how many there are. */
-  async latestListed(caller: Caller, page: number, perPage: number): Promise<{ rows: LatestVersionRow[]; total: number }> {
-    const counted = whereVisible(this.dataSource.getRepository(PackageEntity).createQueryBuilder('p'), 'p', caller, 'list');
+  async latestListed(
+    caller: Caller,
+    page: number,
+    perPage: number,
+  ): Promise<{ rows: LatestVersionRow[]; total: number }> {
+    const counted = whereVisible(
+      this.dataSource.getRepository(PackageEntity).createQueryBuilder('p'),
+      'p',
+      caller,
+      'list',
+    );
     const listed = whereVisible(this.latestQuery(), 'p', caller, 'list')
       .orderBy('p.name_lower', 'ASC')
       .offset(offsetOf(page, perPage))
@@ -288,7 +329,10 @@ export class PackageCatalogRepository {
       .leftJoin(PackageVersionEntity, 'v', 'v.package_id = p.id AND v.version = p.latest_version');
   }
 
-  private ofType<T extends object>(query: SelectQueryBuilder<T>, packageType: PackageType | undefined): SelectQueryBuilder<T> {
+  private ofType<T extends object>(
+    query: SelectQueryBuilder<T>,
+    packageType: PackageType | undefined,
+  ): SelectQueryBuilder<T> {
     return packageType ? query.andWhere('p.package_type = :packageType', { packageType }) : query;
   }
 }

@@ -14,7 +14,13 @@ import type { Caller } from './caller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { YankDto } from './registry.dto.js';
 import { DownloadTicketDto, UploadedVersionDto, VersionDetailDto, VersionDto } from './registry.responses.js';
-import { downloadTicketView, packageFileName, uploadedVersionView, versionDetailView, versionView } from './registry.views.js';
+import {
+  downloadTicketView,
+  packageFileName,
+  uploadedVersionView,
+  versionDetailView,
+  versionView,
+} from './registry.views.js';
 
 const UPLOAD_BODY = {
   schema: {
@@ -24,8 +30,16 @@ const UPLOAD_BODY = {
       file: { type: 'string', format: 'binary', description: 'The ZIP archive' },
       version: { type: 'string', example: '1.2.0' },
       changelog: { type: 'string' },
-      toolbox_version: { type: 'string', example: '>=0.1.0 <1', description: 'semver range of supported host versions' },
-      dependencies: { type: 'string', example: '["lib>=1.2.0", {"name": "other", "version": "^2"}]', description: 'JSON array' },
+      toolbox_version: {
+        type: 'string',
+        example: '>=0.1.0 <1',
+        description: 'semver range of supported host versions',
+      },
+      dependencies: {
+        type: 'string',
+        example: '["lib>=1.2.0", {"name": "other", "version": "^2"}]',
+        description: 'JSON array',
+      },
     },
   },
 };
@@ -52,8 +66,17 @@ export class PackageVersionsController {
     413: 'Over UPLOAD_MAX_BYTES',
     422: 'Bad version or dependencies, no file, or a rejected archive',
   })
-  async upload(@Req() request: Request, @CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string) {
-    const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
+  async upload(
+    @Req() request: Request,
+    @CurrentCaller() caller: Caller,
+    @RequestBaseUrl() baseUrl: string,
+    @Param('name') name: string,
+  ) {
+    const body = await readMultipart(request, {
+      fileField: 'file',
+      maxFileBytes: this.config.registry.uploadMaxBytes,
+      tempRoot: uploadTempRoot(this.config),
+    });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);
       return uploadedVersionView(pkg, version, this.versions.signedUrl(version.storageKey, baseUrl));
@@ -67,15 +90,26 @@ export class PackageVersionsController {
   @ApiOperation({ summary: 'A signed, time-limited download URL (token required for unlisted and private packages)' })
   @ApiOkResponse({ type: DownloadTicketDto })
   @ApiErrors({ 404: 'Unknown package or version, or not visible to the caller' })
-  async downloadUrl(@CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Param('name') name: string, @Param('version') version: string) {
+  async downloadUrl(
+    @CurrentCaller() caller: Caller,
+    @RequestBaseUrl() baseUrl: string,
+    @Param('name') name: string,
+    @Param('version') version: string,
+  ) {
     const ticket = await this.versions.downloadTicket(caller, name, version, baseUrl);
     return downloadTicketView(ticket);
   }
 
   @Get('versions/:version')
   @Public()
-  @ApiOperation({ summary: 'The version file (application/zip, ranges supported), or its JSON detail with Accept: application/json' })
-  @ApiFileOrJsonResponse('The ZIP file (X-Checksum-Sha256 carries its SHA-256), or with Accept: application/json its detail', 'application/zip', VersionDetailDto)
+  @ApiOperation({
+    summary: 'The version file (application/zip, ranges supported), or its JSON detail with Accept: application/json',
+  })
+  @ApiFileOrJsonResponse(
+    'The ZIP file (X-Checksum-Sha256 carries its SHA-256), or with Accept: application/json its detail',
+    'application/zip',
+    VersionDetailDto,
+  )
   @ApiErrors({ 404: 'Unknown package or version, or not visible to the caller', 416: 'Range not satisfiable' })
   async version(
     @Req() request: Request & AuthenticatedRequest,
@@ -107,7 +141,12 @@ export class PackageVersionsController {
   @ApiOperation({ summary: 'Yank a version (owner or admin); it stays downloadable by exact version' })
   @ApiOkResponse({ type: VersionDto })
   @ApiErrors({ 403: 'Not the owner nor an admin', 404: 'Unknown package or version' })
-  async yank(@CurrentCaller() caller: Caller, @Param('name') name: string, @Param('version') version: string, @Body() body: YankDto) {
+  async yank(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Param('version') version: string,
+    @Body() body: YankDto,
+  ) {
     return versionView(await this.versions.setYanked(caller, name, version, true, body.reason));
   }
 

@@ -64,41 +64,64 @@ export class PackageVersionsService {
   /** Validates the fields and inspects the archive; writes nothing. */
   async prepare(body: MultipartBody, fields: { version?: string; changelog?: string }): Promise<PreparedVersion> {
     const rawVersion = (fields.version ?? body.fields.version ?? '').trim();
-    if (!rawVersion) throw new PlatformError('UNPROCESSABLE_ENTITY', 'version is required', [{ field: 'version', message: 'version is required' }]);
+    if (!rawVersion)
+      throw new PlatformError('UNPROCESSABLE_ENTITY', 'version is required', [
+        { field: 'version', message: 'version is required' },
+      ]);
     const version = semver.valid(rawVersion);
     if (!version || rawVersion.length > 100) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', `version "${rawVersion}" is not a valid semantic version (e.g. 1.2.3)`, [
-        { field: 'version', message: 'must be a semantic version' },
-      ]);
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `version "${rawVersion}" is not a valid semantic version (e.g. 1.2.3)`,
+        [{ field: 'version', message: 'must be a semantic version' }],
+      );
     }
     const toolboxVersion = body.fields.toolbox_version?.trim() || null;
     if (toolboxVersion && (toolboxVersion.length > 200 || semver.validRange(toolboxVersion) === null)) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', `toolbox_version "${toolboxVersion}" is not a valid semver range`, [
-        { field: 'toolbox_version', message: 'must be a semver range such as >=1.2.0 <2' },
-      ]);
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `toolbox_version "${toolboxVersion}" is not a valid semver range`,
+        [{ field: 'toolbox_version', message: 'must be a semver range such as >=1.2.0 <2' }],
+      );
     }
     const dependencies = parseDependencies(body.fields.dependencies);
     const changelog = fields.changelog ?? body.fields.changelog ?? '';
-    if (changelog.length > 100_000) throw new PlatformError('UNPROCESSABLE_ENTITY', 'changelog is longer than 100000 characters');
-    if (!body.file) throw new PlatformError('UNPROCESSABLE_ENTITY', 'file is required', [{ field: 'file', message: 'attach the ZIP as "file"' }]);
+    if (changelog.length > 100_000)
+      throw new PlatformError('UNPROCESSABLE_ENTITY', 'changelog is longer than 100000 characters');
+    if (!body.file)
+      throw new PlatformError('UNPROCESSABLE_ENTITY', 'file is required', [
+        { field: 'file', message: 'attach the ZIP as "file"' },
+      ]);
     if (body.file.size === 0) throw new PlatformError('ZIP_REJECTED', 'The uploaded file is empty, not a ZIP archive');
     await this.inspector.inspect(body.file.path);
     return { version, changelog, toolboxVersion, dependencies, file: body.file };
   }
 
   /** Upload a version to an existing package (both seed forms land here). */
-  async upload(caller: Caller, name: string, body: MultipartBody): Promise<{ pkg: PackageEntity; version: PackageVersionEntity }> {
+  async upload(
+    caller: Caller,
+    name: string,
+    body: MultipartBody,
+  ): Promise<{ pkg: PackageEntity; version: PackageVersionEntity }> {
     const pkg = await this.packages.findReadable(caller, name);
-    if (!owns(caller, pkg)) throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" may upload versions`);
+    if (!owns(caller, pkg))
+      throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" may upload versions`);
     await this.packages.publishingPublisher(caller);
     const prepared = await this.prepare(body, {});
     await this.assertVersionFree(pkg, prepared.version);
-    const version = await this.commit(prepared, pkg, async (manager, storageKey) => this.insertVersion(manager, pkg, prepared, storageKey));
+    const version = await this.commit(prepared, pkg, async (manager, storageKey) =>
+      this.insertVersion(manager, pkg, prepared, storageKey),
+    );
     return { pkg: (await this.packages.findById(pkg.id)) ?? pkg, version };
   }
 
   /** Multipart package creation with a first version: both rows or neither. */
-  async createWithFirstVersion(caller: Caller, input: PackageInput, body: MultipartBody, fields: { version?: string; changelog?: string }) {
+  async createWithFirstVersion(
+    caller: Caller,
+    input: PackageInput,
+    body: MultipartBody,
+    fields: { version?: string; changelog?: string },
+  ) {
     const publisher: PublisherEntity = await this.packages.prepareCreate(caller, input);
     const prepared = await this.prepare(body, fields);
     let pkg!: PackageEntity;
@@ -135,11 +158,20 @@ export class PackageVersionsService {
       throw error;
     }
     const pkg = await this.packages.findById(version.packageId);
-    await this.events.emit('versionUploaded', { packageId: version.packageId, packageName: pkg?.name ?? '', version: version.version });
+    await this.events.emit('versionUploaded', {
+      packageId: version.packageId,
+      packageName: pkg?.name ?? '',
+      version: version.version,
+    });
     return version;
   }
 
-  private async insertVersion(manager: EntityManager, pkg: PackageEntity, prepared: PreparedVersion, storageKey: string): Promise<PackageVersionEntity> {
+  private async insertVersion(
+    manager: EntityManager,
+    pkg: PackageEntity,
+    prepared: PreparedVersion,
+    storageKey: string,
+  ): Promise<PackageVersionEntity> {
     const version = manager.create(PackageVersionEntity, {
       id: randomUUID(),
       packageId: pkg.id,
@@ -161,21 +193,40 @@ export class PackageVersionsService {
   }
 
   private async refreshLatest(manager: EntityManager, packageId: string): Promise<void> {
-    const rows = await manager.find(PackageVersionEntity, { where: { packageId }, select: { version: true, yanked: true } });
-    await manager.update(PackageEntity, { id: packageId }, { latestVersion: pickLatestVersion(rows), updatedAt: new Date() });
+    const rows = await manager.find(PackageVersionEntity, {
+      where: { packageId },
+      select: { version: true, yanked: true },
+    });
+    await manager.update(
+      PackageEntity,
+      { id: packageId },
+      { latestVersion: pickLatestVersion(rows), updatedAt: new Date() },
+    );
   }
 
-  async findVersion(caller: Caller, name: string, version: string): Promise<{ pkg: PackageEntity; version: PackageVersionEntity }> {
+  async findVersion(
+    caller: Caller,
+    name: string,
+    version: string,
+  ): Promise<{ pkg: PackageEntity; version: PackageVersionEntity }> {
     const pkg = await this.packages.findReadable(caller, name);
-    const row = await this.versions.findOne({ where: { packageId: pkg.id, version: semver.valid(version) ?? version } });
+    const row = await this.versions.findOne({
+      where: { packageId: pkg.id, version: semver.valid(version) ?? version },
+    });
     if (!row) throw new PlatformError('NOT_FOUND', `Version ${version} of "${pkg.name}" not found`);
     return { pkg, version: row };
   }
 
-  async setYanked(caller: Caller, name: string, version: string, yanked: boolean, reason?: string): Promise<PackageVersionEntity> {
+  async setYanked(
+    caller: Caller,
+    name: string,
+    version: string,
+    yanked: boolean,
+    reason?: string,
+  ): Promise<PackageVersionEntity> {
     const pkg = await this.packages.findWritable(caller, name);
     const { version: row } = await this.findVersion(caller, pkg.name, version);
-    const changes = { yanked, yankReason: yanked ? (reason?.trim() || null) : null };
+    const changes = { yanked, yankReason: yanked ? reason?.trim() || null : null };
     await this.dataSource.transaction(async (manager) => {
       await manager.update(PackageVersionEntity, { id: row.id }, changes);
       await this.refreshLatest(manager, pkg.id);
@@ -214,12 +265,18 @@ export class PackageVersionsService {
     this.viewCache.invalidate(row.packageId);
     // Only when someone listens (search keeps its popularity boost in step): the read costs a query per download.
     if (this.events.hasListeners('downloadCounted')) {
-      const counted = await this.packageRows.findOne({ where: { id: row.packageId }, select: { id: true, totalDownloads: true } });
-      if (counted) await this.events.emit('downloadCounted', { packageId: row.packageId, totalDownloads: Number(counted.totalDownloads) });
+      const counted = await this.packageRows.findOne({
+        where: { id: row.packageId },
+        select: { id: true, totalDownloads: true },
+      });
+      if (counted)
+        await this.events.emit('downloadCounted', {
+          packageId: row.packageId,
+          totalDownloads: Number(counted.totalDownloads),
+        });
     }
     return true;
   }
-
 }
 
 /** `dependencies`: a JSON array of requirement strings (`lib>=1.2.0`) or `{name, version}` objects. */
@@ -229,21 +286,34 @@ export function parseDependencies(raw: string | undefined): string[] {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new PlatformError('UNPROCESSABLE_ENTITY', 'dependencies must be a JSON array', [{ field: 'dependencies', message: 'must be a JSON array' }]);
+    throw new PlatformError('UNPROCESSABLE_ENTITY', 'dependencies must be a JSON array', [
+      { field: 'dependencies', message: 'must be a JSON array' },
+    ]);
   }
   if (!Array.isArray(parsed)) {
-    throw new PlatformError('UNPROCESSABLE_ENTITY', 'dependencies must be a JSON array', [{ field: 'dependencies', message: 'must be a JSON array' }]);
+    throw new PlatformError('UNPROCESSABLE_ENTITY', 'dependencies must be a JSON array', [
+      { field: 'dependencies', message: 'must be a JSON array' },
+    ]);
   }
-  if (parsed.length > MAX_DEPENDENCIES) throw new PlatformError('UNPROCESSABLE_ENTITY', `at most ${MAX_DEPENDENCIES} dependencies`);
+  if (parsed.length > MAX_DEPENDENCIES)
+    throw new PlatformError('UNPROCESSABLE_ENTITY', `at most ${MAX_DEPENDENCIES} dependencies`);
   return parsed.map((item) => {
-    if (typeof item !== 'string' && (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string')) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', `Invalid dependency ${JSON.stringify(item)}: expected "name>=1.0.0" or {name, version}`);
+    if (
+      typeof item !== 'string' &&
+      (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string')
+    ) {
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `Invalid dependency ${JSON.stringify(item)}: expected "name>=1.0.0" or {name, version}`,
+      );
     }
     try {
       const requirement = parseRequirement(item as string | { name: string; version?: string });
       return requirement.writtenRange ? `${requirement.name}${glue(requirement.writtenRange)}` : requirement.name;
     } catch (error) {
-      throw new PlatformError('UNPROCESSABLE_ENTITY', (error as Error).message, [{ field: 'dependencies', message: (error as Error).message }]);
+      throw new PlatformError('UNPROCESSABLE_ENTITY', (error as Error).message, [
+        { field: 'dependencies', message: (error as Error).message },
+      ]);
     }
   });
 }

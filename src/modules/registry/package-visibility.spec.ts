@@ -5,7 +5,13 @@ import { VISIBILITIES, type Visibility } from './entities/package.entity.js';
 import { isVisible, whereVisible, type VisibilityPurpose } from './package-visibility.js';
 
 const OWNER = 'publisher-own';
-const user = (id: string, isAdmin = false): CallerUser => ({ id, platformUserId: id, username: id, email: null, isAdmin });
+const user = (id: string, isAdmin = false): CallerUser => ({
+  id,
+  platformUserId: id,
+  username: id,
+  email: null,
+  isAdmin,
+});
 const CALLERS: Record<string, Caller> = {
   anonymous: { user: null, isAdmin: false, publisherId: null },
   user: { user: user('u1'), isAdmin: false, publisherId: null },
@@ -15,7 +21,11 @@ const CALLERS: Record<string, Caller> = {
 
 /** The seed's rules written out independently of the implementation: caller → purpose → visible [own, visibility] pairs. */
 const EXPECTED: Record<string, Record<VisibilityPurpose, string[]>> = {
-  anonymous: { read: ['other:public', 'own:public'], list: ['other:public', 'own:public'], search: ['other:public', 'own:public'] },
+  anonymous: {
+    read: ['other:public', 'own:public'],
+    list: ['other:public', 'own:public'],
+    search: ['other:public', 'own:public'],
+  },
   user: {
     read: ['other:public', 'other:unlisted', 'own:public', 'own:unlisted'],
     list: ['other:public', 'own:public'],
@@ -35,7 +45,11 @@ const EXPECTED: Record<string, Record<VisibilityPurpose, string[]>> = {
 
 const PURPOSES: VisibilityPurpose[] = ['read', 'list', 'search'];
 const ROWS = (['other', 'own'] as const).flatMap((whose) =>
-  VISIBILITIES.map((visibility) => ({ id: `${whose}:${visibility}`, visibility, publisherId: whose === 'own' ? OWNER : 'publisher-other' })),
+  VISIBILITIES.map((visibility) => ({
+    id: `${whose}:${visibility}`,
+    visibility,
+    publisherId: whose === 'own' ? OWNER : 'publisher-other',
+  })),
 );
 
 const cases = Object.keys(CALLERS).flatMap((caller) => PURPOSES.map((purpose) => [caller, purpose] as const));
@@ -47,7 +61,12 @@ describe('package visibility', () => {
     dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
     await dataSource.initialize();
     await dataSource.query('CREATE TABLE packages (id varchar PRIMARY KEY, visibility varchar, publisher_id varchar)');
-    for (const row of ROWS) await dataSource.query('INSERT INTO packages (id, visibility, publisher_id) VALUES (?, ?, ?)', [row.id, row.visibility, row.publisherId]);
+    for (const row of ROWS)
+      await dataSource.query('INSERT INTO packages (id, visibility, publisher_id) VALUES (?, ?, ?)', [
+        row.id,
+        row.visibility,
+        row.publisherId,
+      ]);
   });
 
   afterAll(async () => {

@@ -35,7 +35,11 @@ function visibilityRule(caller: Caller, purpose: VisibilityPurpose): VisibilityR
 }
 
 /** Whether the caller sees this package row for `purpose`. */
-export function isVisible(caller: Caller, pkg: Pick<PackageEntity, 'visibility' | 'publisherId'>, purpose: VisibilityPurpose = 'read'): boolean {
+export function isVisible(
+  caller: Caller,
+  pkg: Pick<PackageEntity, 'visibility' | 'publisherId'>,
+  purpose: VisibilityPurpose = 'read',
+): boolean {
   const rule = visibilityRule(caller, purpose);
   if (rule.everything) return true;
   if (rule.never.includes(pkg.visibility)) return false;
@@ -44,14 +48,21 @@ export function isVisible(caller: Caller, pkg: Pick<PackageEntity, 'visibility' 
 }
 
 /** Limits a query over `packages` (as `alias`) to the rows isVisible accepts. */
-export function whereVisible<T extends object>(query: SelectQueryBuilder<T>, alias: string, caller: Caller, purpose: VisibilityPurpose): SelectQueryBuilder<T> {
+export function whereVisible<T extends object>(
+  query: SelectQueryBuilder<T>,
+  alias: string,
+  caller: Caller,
+  purpose: VisibilityPurpose,
+): SelectQueryBuilder<T> {
   const rule = visibilityRule(caller, purpose);
   if (rule.everything) return query;
   query.andWhere(
     new Brackets((where) => {
       where.where(`${alias}.visibility = :publicVisibility`, { publicVisibility: 'public' });
-      if (rule.visibilities.includes('unlisted')) where.orWhere(`${alias}.visibility = :unlistedVisibility`, { unlistedVisibility: 'unlisted' });
-      if (rule.ownPublisherId) where.orWhere(`${alias}.publisher_id = :callerPublisherId`, { callerPublisherId: rule.ownPublisherId });
+      if (rule.visibilities.includes('unlisted'))
+        where.orWhere(`${alias}.visibility = :unlistedVisibility`, { unlistedVisibility: 'unlisted' });
+      if (rule.ownPublisherId)
+        where.orWhere(`${alias}.publisher_id = :callerPublisherId`, { callerPublisherId: rule.ownPublisherId });
     }),
   );
   for (const hidden of rule.never) query.andWhere(`${alias}.visibility <> '${hidden}'`);

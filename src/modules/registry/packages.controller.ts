@@ -1,5 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import { CurrentCaller } from '../../auth/current-caller.decorator.js';
@@ -62,7 +72,9 @@ export class PackagesController {
   @Post()
   @Authenticated()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a package (JSON, or multipart with a `metadata` JSON field and an optional first-version `file`)' })
+  @ApiOperation({
+    summary: 'Create a package (JSON, or multipart with a `metadata` JSON field and an optional first-version `file`)',
+  })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({
     schema: {
@@ -71,7 +83,10 @@ export class PackagesController {
         {
           type: 'object',
           required: ['metadata'],
-          properties: { metadata: { type: 'string', description: 'CreatePackageDto as JSON, plus version/changelog' }, file: { type: 'string', format: 'binary' } },
+          properties: {
+            metadata: { type: 'string', description: 'CreatePackageDto as JSON, plus version/changelog' },
+            file: { type: 'string', format: 'binary' },
+          },
         },
       ],
     },
@@ -85,20 +100,31 @@ export class PackagesController {
   })
   async create(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller) {
     if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
-      const body = await readMultipart(request, { fileField: 'file', maxFileBytes: this.config.registry.uploadMaxBytes, tempRoot: uploadTempRoot(this.config) });
+      const body = await readMultipart(request, {
+        fileField: 'file',
+        maxFileBytes: this.config.registry.uploadMaxBytes,
+        tempRoot: uploadTempRoot(this.config),
+      });
       try {
         let metadata: unknown;
         try {
           metadata = JSON.parse(body.fields.metadata ?? '');
         } catch {
-          throw new PlatformError('UNPROCESSABLE_ENTITY', 'metadata must be a JSON object', [{ field: 'metadata', message: 'must be JSON' }]);
+          throw new PlatformError('UNPROCESSABLE_ENTITY', 'metadata must be a JSON object', [
+            { field: 'metadata', message: 'must be JSON' },
+          ]);
         }
         const dto = await validateAs(CreatePackageDto, metadata);
         if (body.file) {
-          const { pkg, publisher, version } = await this.versions.createWithFirstVersion(caller, packageInputOf(dto), body, {
-            version: dto.version,
-            changelog: dto.changelog,
-          });
+          const { pkg, publisher, version } = await this.versions.createWithFirstVersion(
+            caller,
+            packageInputOf(dto),
+            body,
+            {
+              version: dto.version,
+              changelog: dto.changelog,
+            },
+          );
           return packageDetail(pkg, publisher, [version]);
         }
         const { pkg, publisher } = await this.packages.create(caller, packageInputOf(dto));
@@ -134,7 +160,11 @@ export class PackagesController {
   @Authenticated()
   @ApiOperation({ summary: "Update a package (owner's publisher or admin)" })
   @ApiOkResponse({ type: PackageDetailDto })
-  @ApiErrors({ 403: "Not the owner's publisher nor an admin", 404: 'Unknown, or not visible to the caller', 422: 'Invalid field' })
+  @ApiErrors({
+    403: "Not the owner's publisher nor an admin",
+    404: 'Unknown, or not visible to the caller',
+    422: 'Invalid field',
+  })
   async update(@CurrentCaller() caller: Caller, @Param('name') name: string, @Body() body: UpdatePackageDto) {
     const { pkg } = await this.packages.update(caller, name, {
       displayName: body.display_name,

@@ -57,16 +57,26 @@ export class PackagesService {
   /** The caller's publisher, allowed to publish: it exists and is not suspended. */
   async publishingPublisher(caller: Caller): Promise<PublisherEntity> {
     if (!caller.user) throw new PlatformError('UNAUTHORIZED', 'Authentication required');
-    if (!caller.publisherId) throw new PlatformError('FORBIDDEN', 'Register as a publisher first (POST /api/v1/auth/register-publisher)');
+    if (!caller.publisherId)
+      throw new PlatformError('FORBIDDEN', 'Register as a publisher first (POST /api/v1/auth/register-publisher)');
     const publisher = await this.publishers.findById(caller.publisherId);
-    if (!publisher) throw new PlatformError('FORBIDDEN', 'Register as a publisher first (POST /api/v1/auth/register-publisher)');
-    if (publisher.verificationStatus === 'suspended') throw new PlatformError('FORBIDDEN', `Publisher "${publisher.name}" is suspended`);
+    if (!publisher)
+      throw new PlatformError('FORBIDDEN', 'Register as a publisher first (POST /api/v1/auth/register-publisher)');
+    if (publisher.verificationStatus === 'suspended')
+      throw new PlatformError('FORBIDDEN', `Publisher "${publisher.name}" is suspended`);
     return publisher;
   }
 
   assertVisibilityAllowed(publisher: PublisherEntity, visibility: Visibility): void {
-    if (visibility === 'public' && this.config.registry.requireVerifiedPublisher && publisher.verificationStatus !== 'verified') {
-      throw new PlatformError('FORBIDDEN', 'Public packages require a verified publisher on this registry (REGISTRY_REQUIRE_VERIFIED_PUBLISHER)');
+    if (
+      visibility === 'public' &&
+      this.config.registry.requireVerifiedPublisher &&
+      publisher.verificationStatus !== 'verified'
+    ) {
+      throw new PlatformError(
+        'FORBIDDEN',
+        'Public packages require a verified publisher on this registry (REGISTRY_REQUIRE_VERIFIED_PUBLISHER)',
+      );
     }
   }
 
@@ -138,13 +148,20 @@ export class PackagesService {
   /** A package the caller may change: owner's publisher or admin (others who can read it get 403). */
   async findWritable(caller: Caller, name: string): Promise<PackageEntity> {
     const pkg = await this.findReadable(caller, name);
-    if (!caller.isAdmin && !owns(caller, pkg)) throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" or an admin may change it`);
+    if (!caller.isAdmin && !owns(caller, pkg))
+      throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" or an admin may change it`);
     return pkg;
   }
 
-  async detail(caller: Caller, name: string): Promise<{ pkg: PackageEntity; publisher: PublisherEntity | null; versions: PackageVersionEntity[] }> {
+  async detail(
+    caller: Caller,
+    name: string,
+  ): Promise<{ pkg: PackageEntity; publisher: PublisherEntity | null; versions: PackageVersionEntity[] }> {
     const pkg = await this.findReadable(caller, name);
-    const [publisher, versions] = await Promise.all([this.publishers.findById(pkg.publisherId), this.versionsOf(pkg.id)]);
+    const [publisher, versions] = await Promise.all([
+      this.publishers.findById(pkg.publisherId),
+      this.versionsOf(pkg.id),
+    ]);
     return { pkg, publisher, versions };
   }
 
@@ -156,7 +173,8 @@ export class PackagesService {
   async update(caller: Caller, name: string, patch: PackagePatch): Promise<PackageWithOwner> {
     const pkg = await this.findWritable(caller, name);
     const publisher = await this.publishers.findById(pkg.publisherId);
-    if (patch.visibility && patch.visibility !== pkg.visibility && publisher) this.assertVisibilityAllowed(publisher, patch.visibility);
+    if (patch.visibility && patch.visibility !== pkg.visibility && publisher)
+      this.assertVisibilityAllowed(publisher, patch.visibility);
     const changes: Partial<PackageEntity> = { updatedAt: new Date() };
     if (patch.displayName !== undefined) changes.displayName = patch.displayName.trim() || pkg.name;
     if (patch.description !== undefined) changes.description = patch.description;
@@ -185,7 +203,11 @@ export class PackagesService {
       await manager.delete(PackageEntity, { id: pkg.id });
     });
     for (const version of versions) await this.storage.delete(version.storageKey);
-    await this.events.emit('packageDeleted', { packageId: pkg.id, packageName: pkg.name, actorUserId: caller.user?.id ?? null });
+    await this.events.emit('packageDeleted', {
+      packageId: pkg.id,
+      packageName: pkg.name,
+      actorUserId: caller.user?.id ?? null,
+    });
     return pkg;
   }
 

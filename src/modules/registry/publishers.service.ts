@@ -56,7 +56,10 @@ export class PublishersService {
     } catch (error) {
       // The unique indexes settle a race between two registrations.
       if (await this.publishers.exists({ where: [{ nameLower }, { ownerUserId }] })) {
-        throw new PlatformError('CONFLICT', `Publisher name "${input.name}" is already taken or you already have a publisher`);
+        throw new PlatformError(
+          'CONFLICT',
+          `Publisher name "${input.name}" is already taken or you already have a publisher`,
+        );
       }
       throw error;
     }
@@ -119,7 +122,12 @@ export class PublishersService {
    * cannot both succeed). Pass the caller's transaction manager to commit it with related rows; the
    * caller emits `publisherChanged` once that commits, when verified-ness changed.
    */
-  async transitionStatus(id: string, from: readonly VerificationStatus[], to: VerificationStatus, manager: EntityManager = this.publishers.manager): Promise<boolean> {
+  async transitionStatus(
+    id: string,
+    from: readonly VerificationStatus[],
+    to: VerificationStatus,
+    manager: EntityManager = this.publishers.manager,
+  ): Promise<boolean> {
     const result = await manager
       .createQueryBuilder()
       .update(PublisherEntity)
@@ -133,9 +141,16 @@ export class PublishersService {
   }
 
   /** Publishers by name, optionally limited to some statuses. */
-  async list(filter: { page: number; perPage: number; statuses?: VerificationStatus[] }): Promise<{ items: PublisherEntity[]; total: number }> {
+  async list(filter: {
+    page: number;
+    perPage: number;
+    statuses?: VerificationStatus[];
+  }): Promise<{ items: PublisherEntity[]; total: number }> {
     const query = this.publishers.createQueryBuilder('publisher');
-    if (filter.statuses) query.where('publisher.verification_status IN (:...statuses)', { statuses: filter.statuses.length ? filter.statuses : ['none'] });
+    if (filter.statuses)
+      query.where('publisher.verification_status IN (:...statuses)', {
+        statuses: filter.statuses.length ? filter.statuses : ['none'],
+      });
     const [items, total] = await query
       .orderBy('publisher.name_lower', 'ASC')
       .skip(offsetOf(filter.page, filter.perPage))
@@ -146,7 +161,9 @@ export class PublishersService {
 
   /** package_count and total_downloads over the packages the caller may see. */
   async stats(publisherIds: string[], caller: Caller): Promise<Map<string, PublisherStats>> {
-    const result = new Map<string, PublisherStats>(publisherIds.map((id) => [id, { packageCount: 0, totalDownloads: 0 }]));
+    const result = new Map<string, PublisherStats>(
+      publisherIds.map((id) => [id, { packageCount: 0, totalDownloads: 0 }]),
+    );
     if (publisherIds.length === 0) return result;
     const query = this.packages
       .createQueryBuilder('pkg')
@@ -155,8 +172,16 @@ export class PublishersService {
       .addSelect('COALESCE(SUM(pkg.total_downloads), 0)', 'totalDownloads')
       .where('pkg.publisher_id IN (:...publisherIds)', { publisherIds })
       .groupBy('pkg.publisher_id');
-    const rows = await whereVisible(query, 'pkg', caller, 'read').getRawMany<{ publisherId: string; packageCount: string | number; totalDownloads: string | number }>();
-    for (const row of rows) result.set(row.publisherId, { packageCount: Number(row.packageCount), totalDownloads: Number(row.totalDownloads) });
+    const rows = await whereVisible(query, 'pkg', caller, 'read').getRawMany<{
+      publisherId: string;
+      packageCount: string | number;
+      totalDownloads: string | number;
+    }>();
+    for (const row of rows)
+      result.set(row.publisherId, {
+        packageCount: Number(row.packageCount),
+        totalDownloads: Number(row.totalDownloads),
+      });
     return result;
   }
 }

@@ -68,7 +68,15 @@ export class RegistryAccountsService implements UserResolver {
     const now = new Date();
     let user = await this.accounts.findOne({ where: { platformUserId } });
     if (!user) {
-      user = this.accounts.create({ id: randomUUID(), platformUserId, username: platformUserId, email: null, isAdmin, createdAt: now, updatedAt: now });
+      user = this.accounts.create({
+        id: randomUUID(),
+        platformUserId,
+        username: platformUserId,
+        email: null,
+        isAdmin,
+        createdAt: now,
+        updatedAt: now,
+      });
       await this.accounts.insert(user);
       return user;
     }

@@ -15,9 +15,7 @@ import { currentUserView, publisherView, registeredPublisherView } from './regis
 @Authenticated()
 @Controller('api/v1/auth')
 export class RegistryAuthController {
-  constructor(
-    private readonly publishers: PublishersService,
-  ) {}
+  constructor(private readonly publishers: PublishersService) {}
 
   @Get('me')
   @ApiOperation({ summary: 'Current user (created at the first authenticated request)' })
@@ -34,7 +32,11 @@ export class RegistryAuthController {
   @ApiErrors({ 404: 'The user has no publisher' })
   async publisher(@CurrentCaller() caller: Caller) {
     const publisher = caller.publisherId ? await this.publishers.findById(caller.publisherId) : null;
-    if (!publisher) throw new PlatformError('NOT_FOUND', 'You have no publisher; register one with POST /api/v1/auth/register-publisher');
+    if (!publisher)
+      throw new PlatformError(
+        'NOT_FOUND',
+        'You have no publisher; register one with POST /api/v1/auth/register-publisher',
+      );
     const stats = (await this.publishers.stats([publisher.id], caller)).get(publisher.id);
     return publisherView(publisher, stats);
   }
@@ -42,8 +44,14 @@ export class RegistryAuthController {
   @Post('register-publisher')
   @HttpCode(201)
   @ApiOperation({ summary: 'Register the caller as a publisher' })
-  @ApiCreatedResponse({ type: RegisteredPublisherDto, description: 'Publisher created with verification_status "unverified"' })
-  @ApiErrors({ 409: 'Name taken (case-insensitively) or the user already has a publisher', 422: 'Invalid name, e-mail or homepage' })
+  @ApiCreatedResponse({
+    type: RegisteredPublisherDto,
+    description: 'Publisher created with verification_status "unverified"',
+  })
+  @ApiErrors({
+    409: 'Name taken (case-insensitively) or the user already has a publisher',
+    422: 'Invalid name, e-mail or homepage',
+  })
   async registerPublisher(@CurrentCaller() caller: Caller, @Body() body: RegisterPublisherDto) {
     const publisher = await this.publishers.register(caller.user!.id, {
       name: body.name,

@@ -79,7 +79,10 @@ export class RegistryEvents {
     return this.listeners[name].length > 0;
   }
 
-  async emit<K extends keyof RegistryEvents['listeners']>(name: K, event: Parameters<RegistryEvents['listeners'][K][number]>[0]): Promise<void> {
+  async emit<K extends keyof RegistryEvents['listeners']>(
+    name: K,
+    event: Parameters<RegistryEvents['listeners'][K][number]>[0],
+  ): Promise<void> {
     for (const listener of this.listeners[name] as Listener<typeof event>[]) {
       try {
         await listener(event);

@@ -34,7 +34,17 @@ import { RegistryAccountsService } from './registry-accounts.service.js';
     PackageViewCache,
     PackageCatalogRepository,
   ],
-  exports: [USER_RESOLVER, RegistryAccountsService, PublishersService, PackagesService, PackageVersionsService, CallerService, CALLER_RESOLVER, RegistryEvents, PackageCatalogRepository],
+  exports: [
+    USER_RESOLVER,
+    RegistryAccountsService,
+    PublishersService,
+    PackagesService,
+    PackageVersionsService,
+    CallerService,
+    CALLER_RESOLVER,
+    RegistryEvents,
+    PackageCatalogRepository,
+  ],
 })
 export class RegistryModule implements OnModuleInit {
   constructor(

@@ -50,7 +50,11 @@ export class PublisherDto {
 }
 
 /** The answer of `POST /api/v1/auth/register-publisher`. */
-export class RegisteredPublisherDto extends OmitType(PublisherDto, ['package_count', 'total_downloads', 'created_at'] as const) {}
+export class RegisteredPublisherDto extends OmitType(PublisherDto, [
+  'package_count',
+  'total_downloads',
+  'created_at',
+] as const) {}
 
 export class CurrentUserDto {
   @ApiProperty({ type: String, format: 'uuid' })
@@ -146,7 +150,12 @@ export class VersionDto {
   @ApiProperty({ type: String, example: '3b1e9a0c4d2f…' })
   checksum_sha256: string;
 
-  @ApiProperty({ type: String, nullable: true, example: '>=0.1.0 <1', description: 'semver range of supported host versions' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '>=0.1.0 <1',
+    description: 'semver range of supported host versions',
+  })
   toolbox_version: string | null;
 
   @ApiProperty({ type: [String], example: ['lib>=1.2.0'] })

@@ -21,7 +21,11 @@ import type { DownloadTicket } from './package-versions.service.js';
 /** The DTO layer: the one place that maps entities (camelCase) to the seed's wire names (registry.responses.ts). */
 export function publisherRef(publisher: PublisherEntity | undefined | null): PublisherRefDto | null {
   return publisher
-    ? { name: publisher.name, display_name: publisher.displayName, verified: publisher.verificationStatus === 'verified' }
+    ? {
+        name: publisher.name,
+        display_name: publisher.displayName,
+        verified: publisher.verificationStatus === 'verified',
+      }
     : null;
 }
 
@@ -43,7 +47,11 @@ export function registeredPublisherView(publisher: PublisherEntity): RegisteredP
   return view;
 }
 
-export function currentUserView(user: NonNullable<Caller['user']>, caller: Pick<Caller, 'isAdmin'>, publisher: PublisherEntity | null): CurrentUserDto {
+export function currentUserView(
+  user: NonNullable<Caller['user']>,
+  caller: Pick<Caller, 'isAdmin'>,
+  publisher: PublisherEntity | null,
+): CurrentUserDto {
   return {
     id: user.id,
     platform_user_id: user.platformUserId,
@@ -85,7 +93,11 @@ export function versionView(version: PackageVersionEntity): VersionDto {
   };
 }
 
-export function packageDetail(pkg: PackageEntity, publisher: PublisherEntity | null, versions: PackageVersionEntity[]): PackageDetailDto {
+export function packageDetail(
+  pkg: PackageEntity,
+  publisher: PublisherEntity | null,
+  versions: PackageVersionEntity[],
+): PackageDetailDto {
   return {
     ...packageListItem(pkg, publisher),
     homepage: pkg.homepage,
@@ -98,15 +110,33 @@ export function packageDetail(pkg: PackageEntity, publisher: PublisherEntity | n
   };
 }
 
-export function packageListView(items: { pkg: PackageEntity; publisher: PublisherEntity | null }[], total: number, page: number, perPage: number): PackageListDto {
-  return { packages: items.map(({ pkg, publisher }) => packageListItem(pkg, publisher)), total, page, per_page: perPage };
+export function packageListView(
+  items: { pkg: PackageEntity; publisher: PublisherEntity | null }[],
+  total: number,
+  page: number,
+  perPage: number,
+): PackageListDto {
+  return {
+    packages: items.map(({ pkg, publisher }) => packageListItem(pkg, publisher)),
+    total,
+    page,
+    per_page: perPage,
+  };
 }
 
-export function versionDetailView(pkg: Pick<PackageEntity, 'name'>, version: PackageVersionEntity, downloadUrl: string): VersionDetailDto {
+export function versionDetailView(
+  pkg: Pick<PackageEntity, 'name'>,
+  version: PackageVersionEntity,
+  downloadUrl: string,
+): VersionDetailDto {
   return { package: pkg.name, ...versionView(version), download_url: downloadUrl };
 }
 
-export function uploadedVersionView(pkg: Pick<PackageEntity, 'name'>, version: PackageVersionEntity, downloadUrl: string): UploadedVersionDto {
+export function uploadedVersionView(
+  pkg: Pick<PackageEntity, 'name'>,
+  version: PackageVersionEntity,
+  downloadUrl: string,
+): UploadedVersionDto {
   return {
     status: 'uploaded',
     package: pkg.name,
@@ -129,6 +159,9 @@ export function downloadTicketView(ticket: DownloadTicket): DownloadTicketDto {
   };
 }
 
-export function packageFileName(pkg: Pick<PackageEntity, 'name'>, version: Pick<PackageVersionEntity, 'version'>): string {
+export function packageFileName(
+  pkg: Pick<PackageEntity, 'name'>,
+  version: Pick<PackageVersionEntity, 'version'>,
+): string {
   return `${pkg.name}-${version.version}.zip`;
 }

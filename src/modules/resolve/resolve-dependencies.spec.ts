@@ -8,7 +8,13 @@ import type { CandidateVersion, PackageCatalog, ResolutionOutcome, ResolveOption
 /** A version given as its dependency list, or with the fields a test cares about. */
 type VersionSpec =
   | string[]
-  | { dependencies?: string[]; yanked?: boolean; yankReason?: string; toolboxVersion?: string | null; payload?: unknown };
+  | {
+      dependencies?: string[];
+      yanked?: boolean;
+      yankReason?: string;
+      toolboxVersion?: string | null;
+      payload?: unknown;
+    };
 
 type CatalogSpec = Record<string, Record<string, VersionSpec>>;
 
@@ -36,8 +42,13 @@ class FakeCatalog implements PackageCatalog {
 }
 
 function resolve(requirements: string[], catalog: CatalogSpec | PackageCatalog, options: ResolveOptions = {}) {
-  const source = typeof catalog.versions === 'function' ? (catalog as PackageCatalog) : new FakeCatalog(catalog as CatalogSpec);
-  return resolveDependencies(requirements.map((requirement) => parseRequirement(requirement)), source, options);
+  const source =
+    typeof catalog.versions === 'function' ? (catalog as PackageCatalog) : new FakeCatalog(catalog as CatalogSpec);
+  return resolveDependencies(
+    requirements.map((requirement) => parseRequirement(requirement)),
+    source,
+    options,
+  );
 }
 
 function chosen(outcome: ResolutionOutcome): Record<string, string> {
@@ -46,7 +57,9 @@ function chosen(outcome: ResolutionOutcome): Record<string, string> {
 
 /** Versions of `lib` used by the range tests. */
 const LIB_VERSIONS: CatalogSpec = {
-  lib: Object.fromEntries(['0.9.0', '1.0.0', '1.2.0', '1.4.0', '1.4.5', '1.9.0', '2.0.0', '2.1.0', '3.0.0'].map((version) => [version, []])),
+  lib: Object.fromEntries(
+    ['0.9.0', '1.0.0', '1.2.0', '1.4.0', '1.4.5', '1.9.0', '2.0.0', '2.1.0', '3.0.0'].map((version) => [version, []]),
+  ),
 };
 
 describe('resolveDependencies', () => {
@@ -83,7 +96,10 @@ describe('resolveDependencies', () => {
     });
 
     it('accepts the {name, version} request form', async () => {
-      const outcome = await resolveDependencies([parseRequirement({ name: 'lib', version: '^1.0.0' })], new FakeCatalog(LIB_VERSIONS));
+      const outcome = await resolveDependencies(
+        [parseRequirement({ name: 'lib', version: '^1.0.0' })],
+        new FakeCatalog(LIB_VERSIONS),
+      );
       expect(chosen(outcome)).toEqual({ lib: '1.9.0' });
     });
 
@@ -93,8 +109,12 @@ describe('resolveDependencies', () => {
       expect(outcome.resolved.get('lib')!.payload).toBe(payload);
     });
 
-    it('lists the chosen version\'s dependencies as stored', async () => {
-      const outcome = await resolve(['app'], { app: { '1.0.0': ['lib>=1.0,<2.0', 'util'] }, lib: { '1.0.0': [] }, util: { '1.0.0': [] } });
+    it("lists the chosen version's dependencies as stored", async () => {
+      const outcome = await resolve(['app'], {
+        app: { '1.0.0': ['lib>=1.0,<2.0', 'util'] },
+        lib: { '1.0.0': [] },
+        util: { '1.0.0': [] },
+      });
       expect(outcome.resolved.get('app')).toEqual({
         name: 'app',
         version: '1.0.0',
@@ -271,7 +291,9 @@ describe('resolveDependencies', () => {
       const catalog: CatalogSpec = { base: { '1.0.0': [], '2.0.0': [] }, last: { '1.0.0': ['base^2'] } };
       const roots = ['base^1'];
       for (let index = 0; index < 20; index += 1) {
-        catalog[`p${index}`] = Object.fromEntries(Array.from({ length: 10 }, (_, version) => [`${version + 1}.0.0`, []]));
+        catalog[`p${index}`] = Object.fromEntries(
+          Array.from({ length: 10 }, (_, version) => [`${version + 1}.0.0`, []]),
+        );
         roots.push(`p${index}`);
       }
       roots.push('last');
@@ -285,7 +307,9 @@ describe('resolveDependencies', () => {
       const catalog: CatalogSpec = { broken: { '2.0.0': [], '1.0.0': { yanked: true } } };
       for (let level = 0; level < 6; level += 1) {
         const next = level === 5 ? 'broken^1' : `level${level + 1}`;
-        catalog[`level${level}`] = Object.fromEntries(Array.from({ length: 5 }, (_, version) => [`${version + 1}.0.0`, [next]]));
+        catalog[`level${level}`] = Object.fromEntries(
+          Array.from({ length: 5 }, (_, version) => [`${version + 1}.0.0`, [next]]),
+        );
       }
       const outcome = await resolve(['level0'], catalog, { maxSteps: 200 });
       expect(outcome.conflicts[0]).toBe(
@@ -421,13 +445,20 @@ describe('resolveDependencies', () => {
     });
 
     it('reports a three-package cycle once', async () => {
-      const outcome = await resolve(['a', 'b'], { a: { '1.0.0': ['b'] }, b: { '1.0.0': ['c'] }, c: { '1.0.0': ['a'] } });
+      const outcome = await resolve(['a', 'b'], {
+        a: { '1.0.0': ['b'] },
+        b: { '1.0.0': ['c'] },
+        c: { '1.0.0': ['a'] },
+      });
       expect(outcome.warnings).toEqual(['cycle: a 1.0.0 -> b 1.0.0 -> c 1.0.0 -> a']);
     });
 
     it('backtracks when the edge closing a cycle does not fit', async () => {
       const outcome = await resolve(['a'], { a: { '2.0.0': ['b'], '1.0.0': ['b'] }, b: { '1.0.0': ['a^1'] } });
-      expect([chosen(outcome), outcome.warnings]).toEqual([{ a: '1.0.0', b: '1.0.0' }, ['cycle: a 1.0.0 -> b 1.0.0 -> a']]);
+      expect([chosen(outcome), outcome.warnings]).toEqual([
+        { a: '1.0.0', b: '1.0.0' },
+        ['cycle: a 1.0.0 -> b 1.0.0 -> a'],
+      ]);
     });
   });
 
@@ -520,7 +551,10 @@ describe('resolveDependencies', () => {
     });
 
     it('resolves that case once the prerelease range is requested directly', async () => {
-      const outcome = await resolve(['lib', 'app', 'lib>=2.1.0-rc.1'], { ...catalog, app: { '1.0.0': ['lib>=2.1.0-rc.1'] } });
+      const outcome = await resolve(['lib', 'app', 'lib>=2.1.0-rc.1'], {
+        ...catalog,
+        app: { '1.0.0': ['lib>=2.1.0-rc.1'] },
+      });
       expect(chosen(outcome)).toEqual({ lib: '2.1.0-rc.1', app: '1.0.0' });
     });
 
@@ -559,7 +593,10 @@ describe('resolveDependencies', () => {
 
     it('reports a conflict that names the host when no matching version supports it', async () => {
       const outcome = await resolve(['lib^2.0.0'], catalog, { hostVersion: '1.3.0' });
-      expect([outcome.success, outcome.conflicts]).toEqual([false, ['lib: no version of lib matching ^2.0.0 supports toolbox 1.3.0']]);
+      expect([outcome.success, outcome.conflicts]).toEqual([
+        false,
+        ['lib: no version of lib matching ^2.0.0 supports toolbox 1.3.0'],
+      ]);
     });
 
     it('reports a host conflict for a bare name without a range', async () => {
@@ -607,7 +644,9 @@ describe('resolveDependencies', () => {
 
     it('explains a malformed stored dependency when nothing else works', async () => {
       const outcome = await resolve(['app'], { app: { '2.0.0': ['lib^^1'] } });
-      expect(outcome.conflicts).toEqual(['app 2.0.0 has an invalid dependency "lib^^1": "^^1" is not a valid version range']);
+      expect(outcome.conflicts).toEqual([
+        'app 2.0.0 has an invalid dependency "lib^^1": "^^1" is not a valid version range',
+      ]);
     });
   });
 
@@ -638,9 +677,10 @@ describe('resolveDependencies', () => {
       const unhandled: unknown[] = [];
       const listener = (reason: unknown) => unhandled.push(reason);
       process.on('unhandledRejection', listener);
-      const outcome = await resolveDependencies([parseRequirement('ghost-free'), parseRequirement('broken')], catalog).catch(
-        (error: Error) => error,
-      );
+      const outcome = await resolveDependencies(
+        [parseRequirement('ghost-free'), parseRequirement('broken')],
+        catalog,
+      ).catch((error: Error) => error);
       await new Promise((resolveLater) => setTimeout(resolveLater, 10));
       process.off('unhandledRejection', listener);
       expect([outcome instanceof Error, unhandled]).toEqual([true, []]);
@@ -664,7 +704,10 @@ describe('resolveDependencies', () => {
 
     it('does not depend on the order the catalog lists versions in', async () => {
       const reversed: CatalogSpec = Object.fromEntries(
-        Object.entries(catalog).map(([name, versions]) => [name, Object.fromEntries(Object.entries(versions).reverse())]),
+        Object.entries(catalog).map(([name, versions]) => [
+          name,
+          Object.fromEntries(Object.entries(versions).reverse()),
+        ]),
       );
       const first = await resolve(['app', 'cli'], catalog);
       const second = await resolve(['app', 'cli'], reversed);
@@ -689,11 +732,24 @@ describe('resolveDependencies', () => {
     // closure of the requirements with each chosen version admissible under all requirements on it.
     // A package cannot admit itself (opt itself into prereleases, pin its own yanked version).
     const VERSIONS = ['1.0.0', '1.1.0', '1.2.0-beta.1', '1.2.0', '2.0.0-rc.1', '2.0.0', '2.1.0', '3.0.0'];
-    const RANGES = ['', '^1', '^2', '~1.1', '>=1.1,<2.1', '>=2.0.0-rc.1', '==1.1.0', '==2.0.0', '1.0.0 - 2.0.0', '<2', '>=1.2.0-0', '*'];
+    const RANGES = [
+      '',
+      '^1',
+      '^2',
+      '~1.1',
+      '>=1.1,<2.1',
+      '>=2.0.0-rc.1',
+      '==1.1.0',
+      '==2.0.0',
+      '1.0.0 - 2.0.0',
+      '<2',
+      '>=1.2.0-0',
+      '*',
+    ];
     const HOSTS = [null, null, null, '>=1.5.0', '<1.5.0', '^2'];
     let seed = 20240601;
     const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-    const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
     const requirementOf = (name: string, range: string) => parseRequirement(range ? `${name} ${range}` : name);
 
     function randomCase() {
@@ -705,10 +761,15 @@ describe('resolveDependencies', () => {
           version,
           yanked: random() < 0.15,
           toolboxVersion: pick(HOSTS),
-          dependencies: Array.from({ length: Math.floor(random() * 3) }, () => requirementOf(pick(names), pick(RANGES)).raw),
+          dependencies: Array.from(
+            { length: Math.floor(random() * 3) },
+            () => requirementOf(pick(names), pick(RANGES)).raw,
+          ),
         }));
       }
-      const roots = Array.from({ length: 1 + Math.floor(random() * 2) }, () => requirementOf(pick(names), pick(RANGES)));
+      const roots = Array.from({ length: 1 + Math.floor(random() * 2) }, () =>
+        requirementOf(pick(names), pick(RANGES)),
+      );
       return { names, catalog, roots, hostVersion: random() < 0.5 ? '1.6.0' : undefined };
     }
 
@@ -717,7 +778,8 @@ describe('resolveDependencies', () => {
       const add = (requirement: Requirement, from?: string) =>
         requirements.set(requirement.name, [...(requirements.get(requirement.name) ?? []), { requirement, from }]);
       for (const requirement of roots) add(requirement);
-      for (const [from, version] of chosen) for (const dependency of version.dependencies) add(parseRequirement(dependency as string), from);
+      for (const [from, version] of chosen)
+        for (const dependency of version.dependencies) add(parseRequirement(dependency as string), from);
       if (requirements.size !== chosen.size) return false;
       return [...requirements].every(([name, onName]) => {
         const version = chosen.get(name);
@@ -734,7 +796,12 @@ describe('resolveDependencies', () => {
       });
     }
 
-    function solutionExists(names: string[], catalog: Record<string, CandidateVersion[]>, roots: Requirement[], hostVersion?: string) {
+    function solutionExists(
+      names: string[],
+      catalog: Record<string, CandidateVersion[]>,
+      roots: Requirement[],
+      hostVersion?: string,
+    ) {
       const chosen = new Map<string, CandidateVersion>();
       const walk = (index: number): boolean => {
         if (index === names.length) return isSolution(chosen, roots, hostVersion);
@@ -754,10 +821,17 @@ describe('resolveDependencies', () => {
       for (let run = 0; run < 100; run += 1) {
         const { names, catalog, roots, hostVersion } = randomCase();
         const outcome = await resolveDependencies(roots, { versions: async (name) => catalog[name] }, { hostVersion });
-        const returned = new Map([...outcome.resolved].map(([name, resolved]) => [name, catalog[name].find((version) => version.version === resolved.version)!]));
+        const returned = new Map(
+          [...outcome.resolved].map(([name, resolved]) => [
+            name,
+            catalog[name].find((version) => version.version === resolved.version)!,
+          ]),
+        );
         const expected = solutionExists(names, catalog, roots, hostVersion);
         if (outcome.success !== expected || (outcome.success && !isSolution(returned, roots, hostVersion))) {
-          disagreements.push(JSON.stringify({ roots: roots.map((root) => root.raw), catalog, hostVersion, outcome: outcome.success }));
+          disagreements.push(
+            JSON.stringify({ roots: roots.map((root) => root.raw), catalog, hostVersion, outcome: outcome.success }),
+          );
         }
       }
       expect(disagreements).toEqual([]);

@@ -2,7 +2,12 @@ import { Range, SemVer, valid } from 'semver';
 import type { Comparator } from 'semver';
 import { PlatformError } from '../../common/errors.js';
 import type { Requirement } from '../../packaging/requirement.js';
-import { isPrereleaseRange, normalizeHostVersion, parseRequirement, satisfiesHost } from '../../packaging/requirement.js';
+import {
+  isPrereleaseRange,
+  normalizeHostVersion,
+  parseRequirement,
+  satisfiesHost,
+} from '../../packaging/requirement.js';
 
 /** One published version as the catalog knows it. */
 export interface CandidateVersion {
@@ -343,9 +348,7 @@ class Resolver {
   }
 
   private matches(version: LoadedVersion, constraints: readonly Constraint[], includePrerelease: boolean): boolean {
-    return constraints.every((constraint) =>
-      this.satisfies(constraint.requirement.range, version, includePrerelease),
-    );
+    return constraints.every((constraint) => this.satisfies(constraint.requirement.range, version, includePrerelease));
   }
 
   /**
@@ -360,7 +363,8 @@ class Resolver {
   ): { candidates: LoadedVersion[]; failure?: string } {
     const optedIntoPrereleases = constraints.some((constraint) => this.namesPrerelease(constraint.requirement));
     const matching = pkg.versions.filter((version) => this.matches(version, constraints, optedIntoPrereleases));
-    if (matching.length === 0) return { candidates: [], failure: this.explainNoMatch(pkg, constraints, optedIntoPrereleases) };
+    if (matching.length === 0)
+      return { candidates: [], failure: this.explainNoMatch(pkg, constraints, optedIntoPrereleases) };
 
     const usable = matching.filter((version) => !version.candidate.yanked || isPinned(version, constraints));
     if (usable.length === 0) {
@@ -423,7 +427,11 @@ class Resolver {
    * which another decision could add: every decided package with a version that requires one
    * shares the blame. And the package must still be required at all.
    */
-  private blameFor(pkg: LoadedPackage, constraints: readonly Constraint[], tried: readonly LoadedVersion[]): ConflictSet {
+  private blameFor(
+    pkg: LoadedPackage,
+    constraints: readonly Constraint[],
+    tried: readonly LoadedVersion[],
+  ): ConflictSet {
     const blame = requiredness(constraints);
     const admittable: LoadedVersion[] = [];
     for (const version of pkg.versions) {
@@ -452,7 +460,9 @@ class Resolver {
       return dependencies.some(
         (requirement) =>
           requirement.name === name &&
-          (requirement.exact !== undefined ? versions.some((version) => isPinned(version, [{ requirement }])) : this.namesPrerelease(requirement)),
+          (requirement.exact !== undefined
+            ? versions.some((version) => isPinned(version, [{ requirement }]))
+            : this.namesPrerelease(requirement)),
       );
     });
   }
@@ -486,12 +496,14 @@ class Resolver {
     const name = newcomer.requirement.name;
     const existing = this.constraints.get(name) ?? [];
     const { candidates, failure } = this.examine(this.loaded.get(name)!, [...existing, newcomer]);
-    if (candidates.length === 0) return failure ?? `${requirementPhrase(newcomer)}, but no remaining version of ${name} works`;
+    if (candidates.length === 0)
+      return failure ?? `${requirementPhrase(newcomer)}, but no remaining version of ${name} works`;
     const clash = `${requirementPhrase(newcomer)}, but ${name} ${decided.candidate.version} was already chosen (${requiredByPhrase(existing[0])})`;
     // The package was decided before this requirement was known, so versions only it admits (a
     // pinned yanked version, a prerelease) were never candidates: the caller can name it directly.
     const admittedByNewcomer = candidates.some(
-      (version) => version.candidate.yanked || (version.semver.prerelease.length > 0 && decided.semver.prerelease.length === 0),
+      (version) =>
+        version.candidate.yanked || (version.semver.prerelease.length > 0 && decided.semver.prerelease.length === 0),
     );
     return admittedByNewcomer ? `${clash}; request ${describe(newcomer.requirement)} directly to allow it` : clash;
   }
@@ -538,7 +550,9 @@ class Resolver {
         const seen = state.get(next.name);
         if (seen === 'active') {
           const loop = path.slice(path.indexOf(next));
-          found.add(`cycle: ${loop.map((step) => `${step.name} ${step.chosen.candidate.version}`).join(' -> ')} -> ${next.name}`);
+          found.add(
+            `cycle: ${loop.map((step) => `${step.name} ${step.chosen.candidate.version}`).join(' -> ')} -> ${next.name}`,
+          );
         } else if (seen === undefined) {
           visit(next);
         }
@@ -604,7 +618,8 @@ function testComparator(comparator: Comparator, version: SemVer): boolean {
 function isPinned(version: LoadedVersion, constraints: readonly Constraint[]): boolean {
   return constraints.some(
     // `exact` is normalized like SemVer#version (no `v`, no build metadata), so strings compare.
-    (constraint) => constraint.requirement.exact !== undefined && version.semver.version === constraint.requirement.exact,
+    (constraint) =>
+      constraint.requirement.exact !== undefined && version.semver.version === constraint.requirement.exact,
   );
 }
 
@@ -616,7 +631,8 @@ function sourceIndex(constraint: Constraint): number {
 /** What keeps a package required: nothing to undo if it was requested, else its earliest requirer. */
 function requiredness(constraints: readonly Constraint[]): ConflictSet {
   let earliest: Constraint | undefined;
-  for (const constraint of constraints) if (!earliest || sourceIndex(constraint) < sourceIndex(earliest)) earliest = constraint;
+  for (const constraint of constraints)
+    if (!earliest || sourceIndex(constraint) < sourceIndex(earliest)) earliest = constraint;
   return new Set(earliest?.requiredBy ? [earliest.requiredBy.name] : []);
 }
 

@@ -14,9 +14,7 @@ import { compatibilityView, resolutionView } from './resolve.views.js';
 @ApiTags('resolve')
 @Controller('api/v1/resolve')
 export class ResolveController {
-  constructor(
-    private readonly resolver: ResolveService,
-  ) {}
+  constructor(private readonly resolver: ResolveService) {}
 
   @Post()
   @Public()
@@ -36,15 +34,25 @@ export class ResolveController {
     422: 'Body fields of the wrong type',
   })
   async resolve(@CurrentCaller() caller: Caller, @RequestBaseUrl() baseUrl: string, @Body() body: ResolveRequestDto) {
-    const inputs: RequirementInput[] = [...(body.requirements ?? []), ...(body.packages ?? []).map((item) => ({ name: item.name, version: item.version }))];
+    const inputs: RequirementInput[] = [
+      ...(body.requirements ?? []),
+      ...(body.packages ?? []).map((item) => ({ name: item.name, version: item.version })),
+    ];
     return resolutionView(await this.resolver.resolve(caller, inputs, body.toolbox_version, baseUrl));
   }
 
   @Get('check')
   @Public()
-  @ApiOperation({ summary: 'Check compatibility', description: 'Whether a package version (default: latest), with its dependencies, installs on a host (ToolBox) version.' })
+  @ApiOperation({
+    summary: 'Check compatibility',
+    description:
+      'Whether a package version (default: latest), with its dependencies, installs on a host (ToolBox) version.',
+  })
   @ApiOkResponse({ type: CompatibilityDto })
-  @ApiErrors({ 400: 'Missing package, or a malformed toolbox_version', 404: 'Unknown or invisible package, or unknown version' })
+  @ApiErrors({
+    400: 'Missing package, or a malformed toolbox_version',
+    404: 'Unknown or invisible package, or unknown version',
+  })
   async checkByQuery(@CurrentCaller() caller: Caller, @Query() query: CheckCompatibilityDto) {
     return this.check(caller, query);
   }
@@ -52,15 +60,28 @@ export class ResolveController {
   @Post('check')
   @Public()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Check compatibility (JSON body)', description: 'The same check as GET /api/v1/resolve/check.' })
+  @ApiOperation({
+    summary: 'Check compatibility (JSON body)',
+    description: 'The same check as GET /api/v1/resolve/check.',
+  })
   @ApiBody({ type: CheckCompatibilityDto })
   @ApiOkResponse({ type: CompatibilityDto })
-  @ApiErrors({ 400: 'A malformed toolbox_version', 404: 'Unknown or invisible package, or unknown version', 422: 'Body fields of the wrong type' })
+  @ApiErrors({
+    400: 'A malformed toolbox_version',
+    404: 'Unknown or invisible package, or unknown version',
+    422: 'Body fields of the wrong type',
+  })
   async checkByBody(@CurrentCaller() caller: Caller, @Body() body: CheckCompatibilityDto) {
     return this.check(caller, body);
   }
 
   private async check(caller: Caller, input: CheckCompatibilityDto) {
-    return compatibilityView(await this.resolver.check(caller, { packageName: input.package, version: input.version, toolboxVersion: input.toolbox_version }));
+    return compatibilityView(
+      await this.resolver.check(caller, {
+        packageName: input.package,
+        version: input.version,
+        toolboxVersion: input.toolbox_version,
+      }),
+    );
   }
 }

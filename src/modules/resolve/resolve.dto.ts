@@ -11,7 +11,10 @@ export class PackageRequirementDto {
   @MaxLength(100)
   name: string;
 
-  @ApiPropertyOptional({ example: '^1.0.0', description: 'Version range (npm semver, comma sets, ==pins); empty or absent: any' })
+  @ApiPropertyOptional({
+    example: '^1.0.0',
+    description: 'Version range (npm semver, comma sets, ==pins); empty or absent: any',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(1000)
@@ -40,7 +43,10 @@ export class ResolveRequestDto {
   @Type(() => PackageRequirementDto)
   packages?: PackageRequirementDto[];
 
-  @ApiPropertyOptional({ example: '1.5.0', description: 'Host (ToolBox) version; versions whose toolbox_version range excludes it are skipped' })
+  @ApiPropertyOptional({
+    example: '1.5.0',
+    description: 'Host (ToolBox) version; versions whose toolbox_version range excludes it are skipped',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)
@@ -59,7 +65,10 @@ export class CheckCompatibilityDto {
   @MaxLength(100)
   version?: string;
 
-  @ApiPropertyOptional({ example: '1.5.0', description: 'Host (ToolBox) version; absent: only the dependencies are checked' })
+  @ApiPropertyOptional({
+    example: '1.5.0',
+    description: 'Host (ToolBox) version; absent: only the dependencies are checked',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)

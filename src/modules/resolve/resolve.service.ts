@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import semver from 'semver';
 import { PlatformError } from '../../common/errors.js';
-import { normalizeHostVersion, parseRequirement, satisfiesHost, type RequirementInput } from '../../packaging/requirement.js';
+import {
+  normalizeHostVersion,
+  parseRequirement,
+  satisfiesHost,
+  type RequirementInput,
+} from '../../packaging/requirement.js';
 import type { Caller } from '../registry/caller.js';
 import { pickLatestVersion } from '../registry/latest-version.js';
 import { PackageCatalogRepository } from '../registry/package-catalog.repository.js';
@@ -53,8 +58,14 @@ export class ResolveService {
   ) {}
 
   /** Throws BAD_REQUEST naming a malformed requirement or host version before anything is read. */
-  async resolve(caller: Caller, inputs: readonly RequirementInput[], toolboxVersion: string | undefined, baseUrl: string): Promise<Resolution> {
-    if (inputs.length === 0) throw new PlatformError('BAD_REQUEST', 'Give at least one requirement in "requirements" or "packages"');
+  async resolve(
+    caller: Caller,
+    inputs: readonly RequirementInput[],
+    toolboxVersion: string | undefined,
+    baseUrl: string,
+  ): Promise<Resolution> {
+    if (inputs.length === 0)
+      throw new PlatformError('BAD_REQUEST', 'Give at least one requirement in "requirements" or "packages"');
     const roots = inputs.map((input) => parseRequirement(input));
     const hostVersion = toolboxVersion === undefined ? undefined : normalizeHostVersion(toolboxVersion);
     const catalog = new VisibleVersionCatalog(this.catalog, caller);
@@ -74,24 +85,40 @@ export class ResolveService {
 
   /** Whether one version (default: the latest), with its dependencies, installs on the host version. */
   async check(caller: Caller, request: CompatibilityRequest): Promise<Compatibility> {
-    const hostVersion = request.toolboxVersion === undefined || request.toolboxVersion.trim() === '' ? undefined : normalizeHostVersion(request.toolboxVersion);
+    const hostVersion =
+      request.toolboxVersion === undefined || request.toolboxVersion.trim() === ''
+        ? undefined
+        : normalizeHostVersion(request.toolboxVersion);
     const catalog = new VisibleVersionCatalog(this.catalog, caller);
     const pkg = await catalog.find(request.packageName.trim());
     if (!pkg) throw new PlatformError('NOT_FOUND', `Package "${request.packageName}" not found`);
     const candidates = (await catalog.versions(pkg.name)) ?? [];
-    const wanted = request.version?.trim() ? (semver.valid(request.version.trim()) ?? request.version.trim()) : pickLatestVersion([...candidates]);
+    const wanted = request.version?.trim()
+      ? (semver.valid(request.version.trim()) ?? request.version.trim())
+      : pickLatestVersion([...candidates]);
     const chosen = candidates.find((candidate) => candidate.version === wanted);
     if (!chosen || wanted === null) {
-      throw new PlatformError('NOT_FOUND', wanted ? `Version ${wanted} of "${pkg.name}" not found` : `"${pkg.name}" has no versions`);
+      throw new PlatformError(
+        'NOT_FOUND',
+        wanted ? `Version ${wanted} of "${pkg.name}" not found` : `"${pkg.name}" has no versions`,
+      );
     }
-    const base = { packageName: pkg.name, version: chosen.version, toolboxVersion: hostVersion ?? null, requiresToolbox: chosen.toolboxVersion };
+    const base = {
+      packageName: pkg.name,
+      version: chosen.version,
+      toolboxVersion: hostVersion ?? null,
+      requiresToolbox: chosen.toolboxVersion,
+    };
     if (hostVersion !== undefined && !satisfiesHost(chosen.toolboxVersion, hostVersion)) {
       const reason = `${pkg.name} ${chosen.version} requires toolbox ${chosen.toolboxVersion}, not ${hostVersion}`;
       return { ...base, compatible: false, reason, dependencies: {}, warnings: [], conflicts: [reason] };
     }
-    const outcome = await resolveDependencies([parseRequirement(`${pkg.name}==${chosen.version}`)], catalog, { hostVersion });
+    const outcome = await resolveDependencies([parseRequirement(`${pkg.name}==${chosen.version}`)], catalog, {
+      hostVersion,
+    });
     const dependencies: Record<string, string> = {};
-    for (const entry of outcome.resolved.values()) if (entry.name !== pkg.name) dependencies[entry.name] = entry.version;
+    for (const entry of outcome.resolved.values())
+      if (entry.name !== pkg.name) dependencies[entry.name] = entry.version;
     return {
       ...base,
       compatible: outcome.success,

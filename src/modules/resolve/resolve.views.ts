@@ -14,7 +14,13 @@ export function resolutionView(resolution: Resolution): ResolutionDto {
       dependencies: entry.dependencies,
     };
   }
-  return { success: resolution.success, resolved, conflicts: resolution.conflicts, warnings: resolution.warnings, errors: resolution.conflicts };
+  return {
+    success: resolution.success,
+    resolved,
+    conflicts: resolution.conflicts,
+    warnings: resolution.warnings,
+    errors: resolution.conflicts,
+  };
 }
 
 export function compatibilityView(result: Compatibility): CompatibilityDto {

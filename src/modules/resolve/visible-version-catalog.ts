@@ -28,7 +28,6 @@ const NAMES_PER_QUERY = 500;
  */
 const PREFETCH_LIMIT = 2_000;
 
-
 /**
  * The resolver's view of the registry for one caller: versions of the packages that caller may
  * read. Packages are read by name together with their versions (one joined query per batch), and
@@ -115,11 +114,14 @@ export class VisibleVersionCatalog implements PackageCatalog {
     try {
       const names = batch.map((request) => request.name);
       const ids: string[] = [];
-      for (let start = 0; start < names.length; start += NAMES_PER_QUERY) ids.push(...(await this.readChunk(names.slice(start, start + NAMES_PER_QUERY))));
+      for (let start = 0; start < names.length; start += NAMES_PER_QUERY)
+        ids.push(...(await this.readChunk(names.slice(start, start + NAMES_PER_QUERY))));
       for (const request of batch) request.settle();
       // Read ahead: the dependencies of every version just read, as the next batch.
       if (this.reads.size < PREFETCH_LIMIT) {
-        const next = ids.flatMap((id) => (this.rowsByPackage.get(id) ?? []).flatMap((row) => this.dependencyNames(row)));
+        const next = ids.flatMap((id) =>
+          (this.rowsByPackage.get(id) ?? []).flatMap((row) => this.dependencyNames(row)),
+        );
         void this.read(next.slice(0, PREFETCH_LIMIT - this.reads.size)).catch(() => undefined);
       }
     } catch (error) {
@@ -148,7 +150,11 @@ export class VisibleVersionCatalog implements PackageCatalog {
   }
 
   private candidate(row: VersionRow): CandidateVersion {
-    const payload: VersionPayload = { packageName: this.namesById.get(row.packageId) ?? '', storageKey: row.storageKey, checksumSha256: row.checksumSha256 };
+    const payload: VersionPayload = {
+      packageName: this.namesById.get(row.packageId) ?? '',
+      storageKey: row.storageKey,
+      checksumSha256: row.checksumSha256,
+    };
     return {
       version: row.version,
       yanked: row.yanked === true || Number(row.yanked) === 1,

@@ -63,7 +63,9 @@ describe('CountCache', () => {
     const cache = new CountCache(lifetimes, now);
     await cache.get('public', async () => 7);
     clock = 20_000;
-    await expect(cache.get('public', async () => Promise.reject(new Error('database gone')))).rejects.toThrow('database gone');
+    await expect(cache.get('public', async () => Promise.reject(new Error('database gone')))).rejects.toThrow(
+      'database gone',
+    );
   });
 
   it('loads again after an invalidation, without answering the old count', async () => {

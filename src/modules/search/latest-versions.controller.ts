@@ -19,9 +19,7 @@ const DESCRIPTION =
 @ApiTags('versions')
 @Controller('api/v1/versions')
 export class LatestVersionsController {
-  constructor(
-    private readonly latest: LatestVersionsService,
-  ) {}
+  constructor(private readonly latest: LatestVersionsService) {}
 
   @Get()
   @Public()
@@ -30,7 +28,12 @@ export class LatestVersionsController {
   @ApiOkResponse({ type: LatestVersionsDto })
   @ApiResponse({ status: 304, description: 'Unchanged since the ETag sent in If-None-Match' })
   @ApiErrors({ 400: 'More than 1000 names, or invalid paging' })
-  async get(@Req() request: Request, @CurrentCaller() caller: Caller, @Res() response: Response, @Query() query: LatestVersionsQuery): Promise<void> {
+  async get(
+    @Req() request: Request,
+    @CurrentCaller() caller: Caller,
+    @Res() response: Response,
+    @Query() query: LatestVersionsQuery,
+  ): Promise<void> {
     sendWithEtag(request, response, await this.lookup(caller, query.names ?? [], query.page, query.per_page));
   }
 
@@ -42,7 +45,12 @@ export class LatestVersionsController {
   @ApiOkResponse({ type: LatestVersionsDto })
   @ApiResponse({ status: 304, description: 'Unchanged since the ETag sent in If-None-Match' })
   @ApiErrors({ 422: 'More than 1000 names, or names not an array of strings' })
-  async post(@Req() request: Request, @CurrentCaller() caller: Caller, @Res() response: Response, @Body() body: LatestVersionsBody): Promise<void> {
+  async post(
+    @Req() request: Request,
+    @CurrentCaller() caller: Caller,
+    @Res() response: Response,
+    @Body() body: LatestVersionsBody,
+  ): Promise<void> {
     sendWithEtag(request, response, await this.lookup(caller, body.names, body.page, body.per_page));
   }
 

@@ -8,7 +8,10 @@ function splitNames({ value }: { value: unknown }): unknown {
   if (value === undefined || value === null) return undefined;
   const values = Array.isArray(value) ? value : [value];
   if (!values.every((item) => typeof item === 'string')) return value;
-  return (values as string[]).flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
+  return (values as string[])
+    .flatMap((item) => item.split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 class VersionsPaging {
@@ -19,7 +22,12 @@ class VersionsPaging {
   @Min(1)
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: LATEST_VERSIONS_MAX_NAMES, default: 100, description: 'With no names: packages per page' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: LATEST_VERSIONS_MAX_NAMES,
+    default: 100,
+    description: 'With no names: packages per page',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -43,7 +51,12 @@ export class LatestVersionsQuery extends VersionsPaging {
 }
 
 export class LatestVersionsBody extends VersionsPaging {
-  @ApiProperty({ type: [String], maxItems: LATEST_VERSIONS_MAX_NAMES, example: ['CloudM', 'lib'], description: `At most ${LATEST_VERSIONS_MAX_NAMES} names (more: 422); empty: every visible package, paged` })
+  @ApiProperty({
+    type: [String],
+    maxItems: LATEST_VERSIONS_MAX_NAMES,
+    example: ['CloudM', 'lib'],
+    description: `At most ${LATEST_VERSIONS_MAX_NAMES} names (more: 422); empty: every visible package, paged`,
+  })
   @IsArray()
   @ArrayMaxSize(LATEST_VERSIONS_MAX_NAMES)
   @IsString({ each: true })

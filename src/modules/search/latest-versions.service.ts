@@ -31,7 +31,9 @@ export class LatestVersionsService {
     // Visibility is checked on the rows read (see latestByNames).
     const rows = await this.catalog.latestByNames(lowered);
     // Anyone who may read a package by name may ask for its version: unlisted counts for signed-in callers.
-    const byLower = new Map(rows.filter((row) => isVisible(caller, row)).map((row) => [row.nameLower, installable(row)]));
+    const byLower = new Map(
+      rows.filter((row) => isVisible(caller, row)).map((row) => [row.nameLower, installable(row)]),
+    );
     for (const name of requested) {
       const lower = name.toLowerCase();
       if (byLower.has(lower)) result[name] = byLower.get(lower)!;

@@ -21,7 +21,12 @@ import {
 const TERMS_TABLE = 'package_search_terms';
 const VOCABULARY_TABLE = 'package_search_vocabulary';
 /** The fields whose words a query prefix expands to (the vocabulary's words). */
-const VOCABULARY_FIELDS: ReadonlySet<string> = new Set([SEARCH_FIELDS.nameWord, SEARCH_FIELDS.displayName, SEARCH_FIELDS.keyword, SEARCH_FIELDS.description]);
+const VOCABULARY_FIELDS: ReadonlySet<string> = new Set([
+  SEARCH_FIELDS.nameWord,
+  SEARCH_FIELDS.displayName,
+  SEARCH_FIELDS.keyword,
+  SEARCH_FIELDS.description,
+]);
 const WORDS_PER_INSERT = 1000;
 // 8 parameters a row: 1,000 rows stay below SQLite's 32,766 and MySQL's 65,535 placeholders.
 const ROWS_PER_INSERT = 1000;
@@ -75,7 +80,8 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
    * package instead of the few that match (see SqlDialect.refreshStatisticsStatements).
    */
   async refreshStatistics(): Promise<void> {
-    for (const statement of SqlDialect.of(this.dataSource).refreshStatisticsStatements()) await this.dataSource.query(statement);
+    for (const statement of SqlDialect.of(this.dataSource).refreshStatisticsStatements())
+      await this.dataSource.query(statement);
   }
 
   /** Replaces the package's terms with those of its current row (or removes them when it is gone). */
@@ -128,7 +134,11 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     let after = '';
     let indexed = 0;
     for (;;) {
-      const batch: IndexedPackage[] = await this.catalog.indexablePackages(after, PACKAGES_PER_BATCH, `NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`);
+      const batch: IndexedPackage[] = await this.catalog.indexablePackages(
+        after,
+        PACKAGES_PER_BATCH,
+        `NOT EXISTS (SELECT 1 FROM ${TERMS_TABLE} t WHERE t.package_id = p.id)`,
+      );
       if (batch.length === 0) {
         if (indexed > 0) await this.refreshStatistics();
         return indexed;
@@ -143,7 +153,9 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   private async insertTerms(manager: EntityManager, packages: IndexedPackage[]): Promise<string[]> {
     const rows: Array<[DocumentTerm, IndexedPackage, number]> = [];
     const words = new Set<string>();
-    const verified = await this.catalog.verifiedPublisherIds(manager, [...new Set(packages.map((pkg) => pkg.publisherId))]);
+    const verified = await this.catalog.verifiedPublisherIds(manager, [
+      ...new Set(packages.map((pkg) => pkg.publisherId)),
+    ]);
     for (const pkg of packages) {
       const boost = popularityBoost(Number(pkg.totalDownloads));
       this.knownBoosts.set(pkg.id, boost);
@@ -159,9 +171,21 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
       const parameters = chunk.flatMap(([term, pkg, boost]) => {
         const weight = indexWeight(term.field);
         const isVerified = verified.has(pkg.publisherId);
-        return [term.term, pkg.id, term.field, weight, boost, isVerified ? 1 : 0, storedScore(weight, boost, isVerified), pkg.visibility];
+        return [
+          term.term,
+          pkg.id,
+          term.field,
+          weight,
+          boost,
+          isVerified ? 1 : 0,
+          storedScore(weight, boost, isVerified),
+          pkg.visibility,
+        ];
       });
-      await manager.query(`INSERT INTO ${TERMS_TABLE} (term, package_id, field, weight, boost, verified, score, visibility) VALUES ${placeholders}`, parameters);
+      await manager.query(
+        `INSERT INTO ${TERMS_TABLE} (term, package_id, field, weight, boost, verified, score, visibility) VALUES ${placeholders}`,
+        parameters,
+      );
     }
     return [...words];
   }

@@ -49,7 +49,12 @@ describe('search terms', () => {
   });
 
   it('leaves stop words out of descriptions and lists each word once per field', () => {
-    const terms = documentTerms({ name: 'x', displayName: 'The Viewer', description: 'The viewer of the viewer', keywords: ['viewer'] });
+    const terms = documentTerms({
+      name: 'x',
+      displayName: 'The Viewer',
+      description: 'The viewer of the viewer',
+      keywords: ['viewer'],
+    });
     expect(terms.filter((term) => term.field !== 'n' && term.field !== 't')).toEqual([
       { term: 'viewer', field: 'd' },
       { term: 'viewer', field: 'k' },
@@ -59,8 +64,13 @@ describe('search terms', () => {
 
   it('indexes the first 60 distinct words of a description, repeats and stop words aside', () => {
     const numbered = Array.from({ length: 80 }, (_, index) => `word${index}`);
-    const description = `The ${numbered.slice(0, 30).join(' the ')} ${numbered.slice(0, 10).join(' ')} ${numbered.slice(30).join(' ')}`.repeat(50);
-    const terms = documentTerms({ name: 'x', displayName: null, description, keywords: null }).filter((term) => term.field === 's');
+    const description =
+      `The ${numbered.slice(0, 30).join(' the ')} ${numbered.slice(0, 10).join(' ')} ${numbered.slice(30).join(' ')}`.repeat(
+        50,
+      );
+    const terms = documentTerms({ name: 'x', displayName: null, description, keywords: null }).filter(
+      (term) => term.field === 's',
+    );
     expect(terms.map((term) => term.term)).toEqual(numbered.slice(0, 60));
   });
 
@@ -92,7 +102,8 @@ describe('search terms', () => {
 
   it('bounds a prefix above every string that starts with it, in code point order', () => {
     const bound = prefixUpperBound('sea');
-    for (const term of ['sea', 'search', 'sea😀', 'sea\uffff']) expect(term < bound || Buffer.compare(Buffer.from(term), Buffer.from(bound)) < 0).toBe(true);
+    for (const term of ['sea', 'search', 'sea😀', 'sea\uffff'])
+      expect(term < bound || Buffer.compare(Buffer.from(term), Buffer.from(bound)) < 0).toBe(true);
     expect(Buffer.compare(Buffer.from('seb'), Buffer.from(bound))).toBeGreaterThan(0);
   });
 
@@ -101,9 +112,9 @@ describe('search terms', () => {
   });
 
   it('raises the popularity boost by ten at each power of ten of downloads, in steps, from 100 up to 160', () => {
-    expect([0, 1, 2, 9, 10, 99, 100, 125, 126, 1_000, 10_000, 100_000, 999_999, 1_000_000, 50_000_000].map(popularityBoost)).toEqual([
-      100, 100, 103, 109, 110, 119, 120, 120, 121, 130, 140, 150, 159, 160, 160,
-    ]);
+    expect(
+      [0, 1, 2, 9, 10, 99, 100, 125, 126, 1_000, 10_000, 100_000, 999_999, 1_000_000, 50_000_000].map(popularityBoost),
+    ).toEqual([100, 100, 103, 109, 110, 119, 120, 120, 121, 130, 140, 150, 159, 160, 160]);
   });
 
   it('computes the same popularity boost in SQL', async () => {
@@ -111,7 +122,9 @@ describe('search terms', () => {
     const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
     await dataSource.initialize();
     try {
-      const samples = [0, 1, 2, 3, 4, 5, 9, 10, 11, 99, 100, 125, 126, 999, 1_000, 12_345, 100_000, 999_999, 1_000_000, 50_000_000];
+      const samples = [
+        0, 1, 2, 3, 4, 5, 9, 10, 11, 99, 100, 125, 126, 999, 1_000, 12_345, 100_000, 999_999, 1_000_000, 50_000_000,
+      ];
       const rows: Array<{ boost: number }> = await dataSource.query(
         samples.map((downloads) => `SELECT ${popularityBoostSql(String(downloads))} AS boost`).join(' UNION ALL '),
       );
@@ -128,7 +141,9 @@ describe('search terms', () => {
     const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
     await dataSource.initialize();
     try {
-      const rows: Array<{ factor: number }> = await dataSource.query(`SELECT ${verificationFactorSql('1 = 1')} AS factor UNION ALL SELECT ${verificationFactorSql('1 = 0')}`);
+      const rows: Array<{ factor: number }> = await dataSource.query(
+        `SELECT ${verificationFactorSql('1 = 1')} AS factor UNION ALL SELECT ${verificationFactorSql('1 = 0')}`,
+      );
       expect(rows.map((row) => Number(row.factor))).toEqual([verificationFactor(true), verificationFactor(false)]);
     } finally {
       await dataSource.destroy();

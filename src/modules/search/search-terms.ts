@@ -173,7 +173,8 @@ export function documentTerms(document: SearchableDocument): DocumentTerm[] {
   if (joined) add(joined, SEARCH_FIELDS.joinedName);
   for (const term of words(document.displayName)) if (!STOP_WORDS.has(term)) add(term, SEARCH_FIELDS.displayName);
   for (const keyword of document.keywords ?? []) for (const term of words(keyword)) add(term, SEARCH_FIELDS.keyword);
-  for (const term of firstDistinctWords(document.description, DESCRIPTION_MAX_TERMS)) add(term, SEARCH_FIELDS.description);
+  for (const term of firstDistinctWords(document.description, DESCRIPTION_MAX_TERMS))
+    add(term, SEARCH_FIELDS.description);
   return terms;
 }
 
@@ -187,7 +188,9 @@ export function parseQuery(query: string): ParsedQuery {
   const name = lowered.length > 0 && lowered.length <= 100 && NAME_CHARACTERS.test(lowered) ? lowered : null;
   const all = unique(words(trimmed));
   const meaningful = all.filter((term) => !STOP_WORDS.has(term));
-  const terms = meaningful.slice(0, QUERY_MAX_TERMS).map((term) => ({ term, prefix: Array.from(term).length >= PREFIX_MIN_LENGTH }));
+  const terms = meaningful
+    .slice(0, QUERY_MAX_TERMS)
+    .map((term) => ({ term, prefix: Array.from(term).length >= PREFIX_MIN_LENGTH }));
   return { name, terms };
 }
 

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { PageQuery } from '../../common/pagination.js';
-import { PACKAGE_TYPES, type PackageType } from '../registry/entities/package.entity.js';
+import { PACKAGE_TYPES, type PackageType } from '../registry/registry-vocabulary.js';
 import { QUERY_MAX_LENGTH } from './search-terms.js';
 
 export const SUGGEST_DEFAULT_LIMIT = 5;
@@ -26,7 +26,11 @@ export class SearchQuery extends PageQuery {
 }
 
 export class SuggestQuery {
-  @ApiPropertyOptional({ description: `Prefix of a package name (or of a word in it); at most ${QUERY_MAX_LENGTH} characters`, maxLength: QUERY_MAX_LENGTH, example: 'sea' })
+  @ApiPropertyOptional({
+    description: `Prefix of a package name (or of a word in it); at most ${QUERY_MAX_LENGTH} characters`,
+    maxLength: QUERY_MAX_LENGTH,
+    example: 'sea',
+  })
   @IsOptional()
   @IsString()
   q: string = '';

@@ -33,7 +33,8 @@ export class LatestVersionsDto {
     type: 'object',
     additionalProperties: { type: 'string', nullable: true },
     example: { CloudM: '1.2.0', 'new-lib': null },
-    description: 'Package name → latest installable version (null: none installable); unknown or invisible names are absent',
+    description:
+      'Package name → latest installable version (null: none installable); unknown or invisible names are absent',
   })
   versions: Record<string, string | null>;
 

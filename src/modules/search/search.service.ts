@@ -5,8 +5,9 @@ import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
 import { SqlDialect } from '../../database/sql-dialect.js';
 import type { Caller } from '../registry/caller.js';
-import { PackageEntity, type PackageType, type Visibility } from '../registry/entities/package.entity.js';
-import { PublisherEntity } from '../registry/entities/publisher.entity.js';
+import type { PackageEntity } from '../registry/entities/package.entity.js';
+import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
+import type { PackageType, Visibility } from '../registry/registry-vocabulary.js';
 import { PackageCatalogRepository, type PackageRankingRow } from '../registry/package-catalog.repository.js';
 import { isVisible } from '../registry/package-visibility.js';
 import { RegistryEvents } from '../registry/registry-events.js';
@@ -203,7 +204,11 @@ export class SearchService implements OnModuleInit {
       this.countMatches(caller, parsed, expanded),
       this.candidatesNamedTogether(parsed.terms),
       wholeWords ? Promise.all(wholeWords).then((rows) => this.holdingMost(rows)) : Promise.resolve([]),
-      ...expanded.map((word, index) => (wholeWords && !word.prefix ? wholeWords[index].then((rows) => this.wordRead(rows)) : this.candidatesOfWord(word))),
+      ...expanded.map((word, index) =>
+        wholeWords && !word.prefix
+          ? wholeWords[index].then((rows) => this.wordRead(rows))
+          : this.candidatesOfWord(word),
+      ),
       parsed.name ? this.candidatesOfName(parsed.name) : Promise.resolve({ ids: [], complete: true }),
       this.ownPrivatePackages(caller),
     ]);
@@ -211,7 +216,8 @@ export class SearchService implements OnModuleInit {
     const complete = reads.every((read) => read.complete);
     const candidates = [...new Set([...namedTogether, ...together, ...reads.flatMap((read) => read.ids)])];
     const ranked = await this.rankCandidates(caller, candidates, parsed);
-    if (complete) return { hits: await this.hydrate(ranked.slice(offset, offset + request.perPage)), total: ranked.length };
+    if (complete)
+      return { hits: await this.hydrate(ranked.slice(offset, offset + request.perPage)), total: ranked.length };
     // A page past the candidates needs every match ranked.
     if (offset + request.perPage > ranked.length) return this.exactRanked(caller, request, parsed);
     const total = Math.max(ranked.length, counted);
@@ -265,7 +271,9 @@ export class SearchService implements OnModuleInit {
     });
     // Index hints: MariaDB otherwise uses only the `field` part of the field index and scans every joined name.
     const ranges = word.range
-      ? [`SELECT package_id, term, score FROM package_search_terms ${this.useIndex(RANK_INDEX)} WHERE term >= ? AND term < ? AND ${text} ORDER BY score DESC, package_id DESC LIMIT ?`]
+      ? [
+          `SELECT package_id, term, score FROM package_search_terms ${this.useIndex(RANK_INDEX)} WHERE term >= ? AND term < ? AND ${text} ORDER BY score DESC, package_id DESC LIMIT ?`,
+        ]
       : !word.prefix
         ? []
         : word.denseJoinedNames
@@ -302,7 +310,10 @@ export class SearchService implements OnModuleInit {
     // once, at its best: twice the limit of rows leaves room for repeats (a GROUP BY here costs MariaDB a temporary
     // table of every read's rows). Under the limit, no read was cut by it.
     parameters.push(2 * limit);
-    const rows: Array<{ package_id: string }> = await this.dataSource.query(`${reads.join(' UNION ALL ')} ORDER BY ranking DESC, package_id DESC LIMIT ?`, parameters);
+    const rows: Array<{ package_id: string }> = await this.dataSource.query(
+      `${reads.join(' UNION ALL ')} ORDER BY ranking DESC, package_id DESC LIMIT ?`,
+      parameters,
+    );
     const ids = [...new Set(rows.map((row) => row.package_id))].slice(0, limit);
     return { ids, complete: rows.length < limit };
   }
@@ -348,7 +359,10 @@ export class SearchService implements OnModuleInit {
    */
   private wordRead(rows: ScoredRow[]): CandidateRead {
     const ids = [...new Set(rows.map((row) => row.package_id))];
-    return { ids: ids.slice(0, CANDIDATES_PER_WORD), complete: rows.length < WHOLE_WORD_ROWS && ids.length <= CANDIDATES_PER_WORD };
+    return {
+      ids: ids.slice(0, CANDIDATES_PER_WORD),
+      complete: rows.length < WHOLE_WORD_ROWS && ids.length <= CANDIDATES_PER_WORD,
+    };
   }
 
   /**
@@ -370,7 +384,10 @@ export class SearchService implements OnModuleInit {
         if (scores[word] === 0) scores[word] = Number(row.score);
       }
     });
-    const ranked = [...best].map(([id, scores]) => ({ id, text: scores.reduce((sum, score) => sum + score, 0) * scores.filter((score) => score > 0).length }));
+    const ranked = [...best].map(([id, scores]) => ({
+      id,
+      text: scores.reduce((sum, score) => sum + score, 0) * scores.filter((score) => score > 0).length,
+    }));
     ranked.sort((a, b) => b.text - a.text || (a.id < b.id ? 1 : -1));
     return ranked.slice(0, reads.length * CANDIDATES_PER_WORD).map((entry) => entry.id);
   }
@@ -433,7 +450,11 @@ export class SearchService implements OnModuleInit {
       scored.push({ id: row.id, tier, relevance, downloads, nameLower: row.name_lower });
     }
     scored.sort(
-      (a, b) => b.tier - a.tier || b.relevance - a.relevance || b.downloads - a.downloads || (a.nameLower < b.nameLower ? -1 : a.nameLower > b.nameLower ? 1 : 0),
+      (a, b) =>
+        b.tier - a.tier ||
+        b.relevance - a.relevance ||
+        b.downloads - a.downloads ||
+        (a.nameLower < b.nameLower ? -1 : a.nameLower > b.nameLower ? 1 : 0),
     );
     return scored.map((candidate) => candidate.id);
   }
@@ -458,9 +479,13 @@ export class SearchService implements OnModuleInit {
     const conditions: Array<[string, string[]]> = [];
     for (const word of words) {
       const end = prefixUpperBound(word.term);
-      conditions.push(word.prefix ? [`term >= ? AND term < ? AND ${text}`, [word.term, end]] : [`term = ? AND ${text}`, [word.term]]);
+      conditions.push(
+        word.prefix ? [`term >= ? AND term < ? AND ${text}`, [word.term, end]] : [`term = ? AND ${text}`, [word.term]],
+      );
       if (word.range) {
-        reads.push(`SELECT package_id FROM package_search_terms ${this.useIndex(RANK_INDEX)} WHERE term >= ? AND term < ? AND ${text} AND visibility = 'public' LIMIT ${limit}`);
+        reads.push(
+          `SELECT package_id FROM package_search_terms ${this.useIndex(RANK_INDEX)} WHERE term >= ? AND term < ? AND ${text} AND visibility = 'public' LIMIT ${limit}`,
+        );
         parameters.push(word.term, end);
         continue;
       }
@@ -480,9 +505,14 @@ export class SearchService implements OnModuleInit {
       }
     }
     if (parsed.name) {
-      const name: [string, string[]] = [`field = '${SEARCH_FIELDS.fullName}' AND term >= ? AND term < ?`, [parsed.name, prefixUpperBound(parsed.name)]];
+      const name: [string, string[]] = [
+        `field = '${SEARCH_FIELDS.fullName}' AND term >= ? AND term < ?`,
+        [parsed.name, prefixUpperBound(parsed.name)],
+      ];
       conditions.push(name);
-      reads.push(`SELECT package_id FROM package_search_terms ${this.useIndex(FIELD_INDEX)} WHERE ${name[0]} AND visibility = 'public' LIMIT ${limit}`);
+      reads.push(
+        `SELECT package_id FROM package_search_terms ${this.useIndex(FIELD_INDEX)} WHERE ${name[0]} AND visibility = 'public' LIMIT ${limit}`,
+      );
       parameters.push(...name[1]);
     }
     if (reads.length === 0) return 0;
@@ -496,7 +526,9 @@ export class SearchService implements OnModuleInit {
     }
     // When one read alone reaches the limit (a common word), the answer is the limit: the union of all
     // reads (thousands of rows to deduplicate) is only built otherwise. Both engines evaluate CASE and OR lazily.
-    const reachesLimit = reads.map((read, position) => `(SELECT COUNT(DISTINCT c${position}.package_id) FROM (${read}) c${position}) >= ${limit}`);
+    const reachesLimit = reads.map(
+      (read, position) => `(SELECT COUNT(DISTINCT c${position}.package_id) FROM (${read}) c${position}) >= ${limit}`,
+    );
     const rows: Array<{ total: string | number }> = await this.dataSource.query(
       `SELECT CASE WHEN ${reachesLimit.join(' OR ')} THEN ${limit} ELSE (SELECT COUNT(*) FROM (${wrapped.join(' UNION ')}) matches) END AS total`,
       [...parameters, ...unionParameters],
@@ -521,11 +553,15 @@ export class SearchService implements OnModuleInit {
       for (const row of fresh.length > 0 ? await this.rankingRows(fresh) : []) {
         if (!searchableTo(caller, row)) continue;
         const whole = name !== null && clip(row.name_lower).startsWith(name);
-        if (whole || (wordPrefix !== null && nameWords(row.name).some((word) => word.startsWith(wordPrefix)))) suggestions.set(row.id, { whole, row });
+        if (whole || (wordPrefix !== null && nameWords(row.name).some((word) => word.startsWith(wordPrefix))))
+          suggestions.set(row.id, { whole, row });
       }
     };
     // Whole-name prefixes come first, so names with a matching word are only read when they are too few.
-    await consider([...(name ? await this.popularNamesStartingWith(name, CANDIDATES_PER_WORD) : []), ...(await this.ownPrivatePackages(caller)).ids]);
+    await consider([
+      ...(name ? await this.popularNamesStartingWith(name, CANDIDATES_PER_WORD) : []),
+      ...(await this.ownPrivatePackages(caller)).ids,
+    ]);
     if (wordPrefix && [...suggestions.values()].filter((entry) => entry.whole).length < limit) {
       const [expanded] = await this.expand([{ term: wordPrefix, prefix: true }]);
       await consider((await this.candidatesOfWord(expanded)).ids);
@@ -613,7 +649,9 @@ export class SearchService implements OnModuleInit {
     let total = rows.length > 0 ? Number(rows[0].total) : 0;
     if (rows.length === 0 && request.page > 1) {
       // Past the last page the window function has no row to report on.
-      const counted = this.catalog.searchableMatches(matches, parameters, caller, request.packageType, { withPublisher: false }).select('COUNT(*)', 'total');
+      const counted = this.catalog
+        .searchableMatches(matches, parameters, caller, request.packageType, { withPublisher: false })
+        .select('COUNT(*)', 'total');
       total = Number((await counted.getRawOne<{ total: string | number }>())?.total ?? 0);
     }
     return { hits: await this.hydrate(rows.map((row) => row.id)), total };
@@ -655,7 +693,9 @@ function textTerms(row: RankingRow): DocumentTerm[] {
     name: row.name,
     displayName: row.display_name ?? null,
     description: row.description ?? null,
-    keywords: Array.isArray(keywords) ? keywords.filter((keyword): keyword is string => typeof keyword === 'string') : null,
+    keywords: Array.isArray(keywords)
+      ? keywords.filter((keyword): keyword is string => typeof keyword === 'string')
+      : null,
   };
   return documentTerms(document).filter((term) => term.field !== SEARCH_FIELDS.fullName);
 }

@@ -12,7 +12,11 @@ import { runProbeCommand } from '../../../src/cli/probe.command.js';
 import { AppCoreModule } from '../../../src/modules/app-core/index.js';
 
 /** Runs a `tb` command in process and captures what it printed. */
-async function tb(command: (argv: string[], io: CommandIo) => Promise<number>, argv: string[], env: Record<string, string>) {
+async function tb(
+  command: (argv: string[], io: CommandIo) => Promise<number>,
+  argv: string[],
+  env: Record<string, string>,
+) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await command(argv, { out: (text) => out.push(text), err: (text) => err.push(text), env });
@@ -36,11 +40,25 @@ describe('tb functions, docs, footprint and probe (in process)', () => {
     await writeFile(join(modsDir, 'broken', 'index.js'), 'export class Broken { static exports = { missing: {} }; }\n');
     await writeFile(join(modsDir, 'broken', 'package.json'), '{"type": "module"}');
     await mkdir(join(workspace, 'docs'));
-    await writeFile(join(workspace, 'docs', 'guide.md'), '# Guide\n\nThe function registry keeps every mod function. #registry\n\n## Mods\n\nInstall mods with tb mods install.\n');
+    await writeFile(
+      join(workspace, 'docs', 'guide.md'),
+      '# Guide\n\nThe function registry keeps every mod function. #registry\n\n## Mods\n\nInstall mods with tb mods install.\n',
+    );
     await mkdir(join(workspace, 'src'));
-    await writeFile(join(workspace, 'src', 'greeter.ts'), '/** Greets people. */\nexport class Greeter {\n  /** Says hello. */\n  greet(name: string): string {\n    return name;\n  }\n}\n\nexport function undocumented(): void {}\n');
+    await writeFile(
+      join(workspace, 'src', 'greeter.ts'),
+      '/** Greets people. */\nexport class Greeter {\n  /** Says hello. */\n  greet(name: string): string {\n    return name;\n  }\n}\n\nexport function undocumented(): void {}\n',
+    );
 
-    probeServer = await NestFactory.create(AppCoreModule.forRoot({ appId: 'probe-server', dataDir: workspace, docsRoot: join(workspace, 'docs'), sourceRoots: [join(workspace, 'src')] }), { logger: false });
+    probeServer = await NestFactory.create(
+      AppCoreModule.forRoot({
+        appId: 'probe-server',
+        dataDir: workspace,
+        docsRoot: join(workspace, 'docs'),
+        sourceRoots: [join(workspace, 'src')],
+      }),
+      { logger: false },
+    );
     await probeServer.listen(0, '127.0.0.1');
     const { port } = probeServer.getHttpServer().address() as { port: number };
     env = {
@@ -63,7 +81,9 @@ describe('tb functions, docs, footprint and probe (in process)', () => {
   it('lists the built-in functions and the installed mod as JSON', async () => {
     const result = await tb(runFunctionsCommand, ['list', '--json'], env);
     const keys = result.json().map((item: { key: string }) => item.key);
-    expect(keys).toEqual(expect.arrayContaining(['core.version', 'core.footprint', 'docs.reader', 'hello.greet', 'hello.add']));
+    expect(keys).toEqual(
+      expect.arrayContaining(['core.version', 'core.footprint', 'docs.reader', 'hello.greet', 'hello.add']),
+    );
   });
 
   it('reports a mod that fails to load on stderr and keeps the core running', async () => {
@@ -78,8 +98,16 @@ describe('tb functions, docs, footprint and probe (in process)', () => {
   });
 
   it('runs a function that needs a logged-in caller as the trusted local caller', async () => {
-    const result = await tb(runFunctionsCommand, ['run', 'core.footprint', '--kwargs', '{"update_tracking": false}', '--json'], env);
-    expect([result.code, result.json().error, typeof result.json().result.data.process.pid]).toEqual([0, 'none', 'number']);
+    const result = await tb(
+      runFunctionsCommand,
+      ['run', 'core.footprint', '--kwargs', '{"update_tracking": false}', '--json'],
+      env,
+    );
+    expect([result.code, result.json().error, typeof result.json().result.data.process.pid]).toEqual([
+      0,
+      'none',
+      'number',
+    ]);
   });
 
   it('passes --kwargs to a mod function', async () => {
@@ -102,9 +130,15 @@ describe('tb functions, docs, footprint and probe (in process)', () => {
     const modsDir = join(workspace, 'mods-failing');
     await mkdir(join(modsDir, 'failing'), { recursive: true });
     await writeFile(join(modsDir, 'failing', 'tb-mod.json'), JSON.stringify({ name: 'failing', version: '1.0.0' }));
-    await writeFile(join(modsDir, 'failing', 'index.js'), 'export class F { static modName = "failing"; static exports = { boom: {} }; boom() { throw new Error("boom"); } }\n');
+    await writeFile(
+      join(modsDir, 'failing', 'index.js'),
+      'export class F { static modName = "failing"; static exports = { boom: {} }; boom() { throw new Error("boom"); } }\n',
+    );
     await writeFile(join(modsDir, 'failing', 'package.json'), '{"type": "module"}');
-    const result = await tb(runFunctionsCommand, ['test', '--module', 'failing', '--json'], { ...env, MODS_DIR: modsDir });
+    const result = await tb(runFunctionsCommand, ['test', '--module', 'failing', '--json'], {
+      ...env,
+      MODS_DIR: modsDir,
+    });
     expect([result.code, result.json().failed, result.json().functions[0].errors]).toEqual([1, true, 1]);
   });
 
@@ -117,7 +151,11 @@ describe('tb functions, docs, footprint and probe (in process)', () => {
 
   it('looks up a code element by name with its signature', async () => {
     const result = await tb(runDocsCommand, ['lookup', 'Greeter', '--json'], env);
-    expect(result.json().results[0]).toMatchObject({ name: 'Greeter', element_type: 'class', docstring: expect.stringContaining('Greets people') });
+    expect(result.json().results[0]).toMatchObject({
+      name: 'Greeter',
+      element_type: 'class',
+      docstring: expect.stringContaining('Greets people'),
+    });
   });
 
   it('suggests documenting the exported function without a doc comment', async () => {
@@ -132,7 +170,11 @@ describe('tb functions, docs, footprint and probe (in process)', () => {
 
   it('pings the platform server found through PLATFORM_BASE and PLATFORM_BASE_PORT', async () => {
     const result = await tb(runProbeCommand, ['ping', '--json'], env);
-    expect(result.json()).toMatchObject({ base: `http://127.0.0.1:${env.PLATFORM_BASE_PORT}`, round_trips: 5, average_ms: expect.any(Number) });
+    expect(result.json()).toMatchObject({
+      base: `http://127.0.0.1:${env.PLATFORM_BASE_PORT}`,
+      round_trips: 5,
+      average_ms: expect.any(Number),
+    });
   });
 
   it('asks the platform server for the geolocation of a loopback caller', async () => {

@@ -70,7 +70,13 @@ describe.each(backends())('auth strategies on $name', (backend) => {
   let first: { app: INestApplication; api: ApiClient };
 
   async function start() {
-    const config = loadConfig({ PLATFORM_JWT_SECRET: TEST_SECRET, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', ...env });
+    const config = loadConfig({
+      PLATFORM_JWT_SECRET: TEST_SECRET,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ...env,
+    });
     @Module({
       imports: [
         ConfigModule.forRoot(config),
@@ -117,10 +123,20 @@ describe.each(backends())('auth strategies on $name', (backend) => {
   });
 
   it('identifies an API key sent as X-API-Key, with its permissions and level', async () => {
-    const { key } = await keys().create({ owner: 'mcp-user', name: 'x-header', permissions: ['read', 'execute'], level: 2 });
+    const { key } = await keys().create({
+      owner: 'mcp-user',
+      name: 'x-header',
+      permissions: ['read', 'execute'],
+      level: 2,
+    });
     const response = await first.api.get('/probe/whoami', { 'x-api-key': key });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ user: 'mcp-user', level: 2, permissions: ['read', 'execute'], strategy: 'api-key' });
+    expect(response.body).toEqual({
+      user: 'mcp-user',
+      level: 2,
+      permissions: ['read', 'execute'],
+      strategy: 'api-key',
+    });
   });
 
   it('identifies an API key sent as Authorization: Bearer', async () => {
@@ -151,7 +167,10 @@ describe.each(backends())('auth strategies on $name', (backend) => {
     const { key } = await keys().create({ owner: 'reader', name: 'read-only', permissions: ['read'] });
     const response = await first.api.post('/probe/execute', {}, { 'x-api-key': key });
     expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('Permission "execute" required') });
+    expect(response.body).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringContaining('Permission "execute" required'),
+    });
   });
 
   it('admits a key with the permission', async () => {
@@ -162,14 +181,20 @@ describe.each(backends())('auth strategies on $name', (backend) => {
   });
 
   it('applies the level rule to JWTs: TRUSTED and ADMIN pass a TRUSTED route, LOGGED_IN does not', async () => {
-    const as = (level: number) => first.api.get('/probe/trusted', { authorization: `Bearer ${forgeJwt({ sub: `level-${level}`, level, exp: inAnHour() }, TEST_SECRET)}` });
+    const as = (level: number) =>
+      first.api.get('/probe/trusted', {
+        authorization: `Bearer ${forgeJwt({ sub: `level-${level}`, level, exp: inAnHour() }, TEST_SECRET)}`,
+      });
     expect([(await as(2)).status, (await as(-1)).status, (await as(1)).status]).toEqual([200, 200, 403]);
   });
 
   it('identifies a session cookie and refuses it after logout', async () => {
     const session = sessions().issue({ userId: 'worker-user', username: 'wanda', level: 1 });
     const cookie = { cookie: `tb_session=${session.token}` };
-    expect((await first.api.get('/probe/whoami', cookie)).body).toMatchObject({ user: 'worker-user', strategy: 'session-cookie' });
+    expect((await first.api.get('/probe/whoami', cookie)).body).toMatchObject({
+      user: 'worker-user',
+      strategy: 'session-cookie',
+    });
     const logout = await first.api.post('/probe/logout', {}, cookie);
     expect(logout.status).toBe(200);
     expect(logout.headers.get('set-cookie')).toMatch(/^tb_session=; Max-Age=0/);

@@ -12,7 +12,10 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 /** Files under the object store's artifacts/ prefix (the local primary store of a test registry). */
 async function storedArtifactFiles(registry: RegistryUnderTest): Promise<string[]> {
   try {
-    const entries = await readdir(join(registry.dataDir, 'objects', 'artifacts'), { recursive: true, withFileTypes: true });
+    const entries = await readdir(join(registry.dataDir, 'objects', 'artifacts'), {
+      recursive: true,
+      withFileTypes: true,
+    });
     return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
@@ -23,8 +26,17 @@ async function storedArtifactFiles(registry: RegistryUnderTest): Promise<string[
 let counter = 0;
 const uniqueName = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter += 1)}`;
 
-function uploadBuild(client: ApiClient, name: string, fields: Record<string, string>, content: Buffer = randomBytes(2048), filename = 'app.bin') {
-  return client.postForm(`/api/v1/artifacts/${name}/builds`, { ...fields, file: { filename, content, type: 'application/octet-stream' } });
+function uploadBuild(
+  client: ApiClient,
+  name: string,
+  fields: Record<string, string>,
+  content: Buffer = randomBytes(2048),
+  filename = 'app.bin',
+) {
+  return client.postForm(`/api/v1/artifacts/${name}/builds`, {
+    ...fields,
+    file: { filename, content, type: 'application/octet-stream' },
+  });
 }
 
 describe.each(backends())('artifacts on $name', (backend) => {
@@ -41,8 +53,14 @@ describe.each(backends())('artifacts on $name', (backend) => {
   async function artifactOwner(type = 'desktop_app') {
     const publisher = await publisherFactory(registry);
     const name = uniqueName('app');
-    const response = await publisher.client.post('/api/v1/artifacts', { name, artifact_type: type, description: 'An app', homepage: 'https://example.com' });
-    if (response.status !== 201) throw new Error(`create artifact: ${response.status} ${JSON.stringify(response.body)}`);
+    const response = await publisher.client.post('/api/v1/artifacts', {
+      name,
+      artifact_type: type,
+      description: 'An app',
+      homepage: 'https://example.com',
+    });
+    if (response.status !== 201)
+      throw new Error(`create artifact: ${response.status} ${JSON.stringify(response.body)}`);
     return { ...publisher, name };
   }
 
@@ -93,7 +111,10 @@ describe.each(backends())('artifacts on $name', (backend) => {
 
     it('accepts tauri_app as an alias of desktop_app', async () => {
       const { client } = await publisherFactory(registry);
-      const response = await client.post('/api/v1/artifacts', { name: uniqueName('tauri'), artifact_type: 'tauri_app' });
+      const response = await client.post('/api/v1/artifacts', {
+        name: uniqueName('tauri'),
+        artifact_type: 'tauri_app',
+      });
       expect(response.status).toBe(201);
       expect(response.body.artifact_type).toBe('desktop_app');
     });
@@ -113,12 +134,17 @@ describe.each(backends())('artifacts on $name', (backend) => {
     });
 
     it('refuses a user without a publisher with 403', async () => {
-      const response = await registry.as({ id: 'artifact-no-pub', username: 'nopub' }).post('/api/v1/artifacts', { name: uniqueName('x'), artifact_type: 'library' });
+      const response = await registry
+        .as({ id: 'artifact-no-pub', username: 'nopub' })
+        .post('/api/v1/artifacts', { name: uniqueName('x'), artifact_type: 'library' });
       expect(response.status).toBe(403);
     });
 
     it('requires a token (401)', async () => {
-      const response = await registry.api.post('/api/v1/artifacts', { name: uniqueName('x'), artifact_type: 'library' });
+      const response = await registry.api.post('/api/v1/artifacts', {
+        name: uniqueName('x'),
+        artifact_type: 'library',
+      });
       expect(response.status).toBe(401);
     });
 
@@ -137,10 +163,16 @@ describe.each(backends())('artifacts on $name', (backend) => {
       const byType = await registry.api.get('/api/v1/artifacts?artifact_type=cli_executable&per_page=100');
       expect(byType.status).toBe(200);
       expect(byType.body.artifacts.map((a: { name: string }) => a.name)).toContain(cli.name);
-      expect(byType.body.artifacts.every((a: { artifact_type: string }) => a.artifact_type === 'cli_executable')).toBe(true);
+      expect(byType.body.artifacts.every((a: { artifact_type: string }) => a.artifact_type === 'cli_executable')).toBe(
+        true,
+      );
       const byPublisher = await registry.api.get(`/api/v1/artifacts?publisher=${cli.publisherName}`);
       expect(byPublisher.body).toMatchObject({ total: 1, page: 1, per_page: 20 });
-      expect(byPublisher.body.artifacts[0]).toMatchObject({ name: cli.name, artifact_type: 'cli_executable', publisher: { name: cli.publisherName } });
+      expect(byPublisher.body.artifacts[0]).toMatchObject({
+        name: cli.name,
+        artifact_type: 'cli_executable',
+        publisher: { name: cli.publisherName },
+      });
     });
 
     it('pages the list', async () => {
@@ -167,18 +199,57 @@ describe.each(backends())('artifacts on $name', (backend) => {
     it('holds one build per platform and architecture of a version', async () => {
       const { client, name } = await artifactOwner();
       const windows = randomBytes(3000);
-      const first = await uploadBuild(client, name, { version: '1.0.0', platform: 'windows', architecture: 'x64', changelog: 'First', installer_type: 'msi', min_os_version: '10' }, windows, 'app-setup.msi');
+      const first = await uploadBuild(
+        client,
+        name,
+        {
+          version: '1.0.0',
+          platform: 'windows',
+          architecture: 'x64',
+          changelog: 'First',
+          installer_type: 'msi',
+          min_os_version: '10',
+        },
+        windows,
+        'app-setup.msi',
+      );
       expect(first.status).toBe(201);
       expect(first.body).toMatchObject({
         artifact: name,
         version: '1.0.0',
         changelog: 'First',
         min_os_version: '10',
-        builds: [{ platform: 'windows', architecture: 'x64', filename: 'app-setup.msi', size_bytes: 3000, checksum_sha256: sha256(windows), installer_type: 'msi', downloads: 0 }],
+        builds: [
+          {
+            platform: 'windows',
+            architecture: 'x64',
+            filename: 'app-setup.msi',
+            size_bytes: 3000,
+            checksum_sha256: sha256(windows),
+            installer_type: 'msi',
+            downloads: 0,
+          },
+        ],
       });
       expect(first.body.released_at).toMatch(/Z$/);
-      expect((await uploadBuild(client, name, { version: '1.0.0', platform: 'linux', architecture: 'x64', installer_type: 'appimage' }, randomBytes(100), 'app.AppImage')).status).toBe(201);
-      const third = await uploadBuild(client, name, { version: '1.0.0', platform: 'macos', architecture: 'arm64' }, randomBytes(100), 'app.dmg');
+      expect(
+        (
+          await uploadBuild(
+            client,
+            name,
+            { version: '1.0.0', platform: 'linux', architecture: 'x64', installer_type: 'appimage' },
+            randomBytes(100),
+            'app.AppImage',
+          )
+        ).status,
+      ).toBe(201);
+      const third = await uploadBuild(
+        client,
+        name,
+        { version: '1.0.0', platform: 'macos', architecture: 'arm64' },
+        randomBytes(100),
+        'app.dmg',
+      );
       expect(third.status).toBe(201);
       expect(third.body.builds).toHaveLength(3);
 
@@ -186,15 +257,27 @@ describe.each(backends())('artifacts on $name', (backend) => {
       expect(detail.body.latest_version).toBe('1.0.0');
       expect(detail.body.versions).toHaveLength(1);
       expect(detail.body.versions[0]).toMatchObject({ version: '1.0.0', changelog: 'First', min_os_version: '10' });
-      expect(detail.body.versions[0].builds.map((b: { platform: string; architecture: string }) => `${b.platform}/${b.architecture}`)).toEqual(['linux/x64', 'macos/arm64', 'windows/x64']);
+      expect(
+        detail.body.versions[0].builds.map(
+          (b: { platform: string; architecture: string }) => `${b.platform}/${b.architecture}`,
+        ),
+      ).toEqual(['linux/x64', 'macos/arm64', 'windows/x64']);
     });
 
     it('refuses the same platform and architecture twice with 409 and leaves nothing in storage', async () => {
       const { client, name } = await artifactOwner();
       const original = randomBytes(500);
-      expect((await uploadBuild(client, name, { version: '2.0.0', platform: 'linux', architecture: 'arm64' }, original)).status).toBe(201);
+      expect(
+        (await uploadBuild(client, name, { version: '2.0.0', platform: 'linux', architecture: 'arm64' }, original))
+          .status,
+      ).toBe(201);
       const before = await storedArtifactFiles(registry);
-      const again = await uploadBuild(client, name, { version: '2.0.0', platform: 'linux', architecture: 'arm64' }, randomBytes(600));
+      const again = await uploadBuild(
+        client,
+        name,
+        { version: '2.0.0', platform: 'linux', architecture: 'arm64' },
+        randomBytes(600),
+      );
       expect(again.status).toBe(409);
       expect(again.body.message).toContain('linux/arm64');
       expect((await storedArtifactFiles(registry)).sort()).toEqual(before.sort());
@@ -233,7 +316,11 @@ describe.each(backends())('artifacts on $name', (backend) => {
 
     it('requires the file (422)', async () => {
       const { client, name } = await artifactOwner();
-      const response = await client.postForm(`/api/v1/artifacts/${name}/builds`, { version: '1.0.0', platform: 'linux', architecture: 'x64' });
+      const response = await client.postForm(`/api/v1/artifacts/${name}/builds`, {
+        version: '1.0.0',
+        platform: 'linux',
+        architecture: 'x64',
+      });
       expect(response.status).toBe(422);
       expect(response.body.errors[0].field).toBe('file');
     });
@@ -241,7 +328,13 @@ describe.each(backends())('artifacts on $name', (backend) => {
     it('accepts any binary, not only ZIP archives', async () => {
       const { client, name } = await artifactOwner('cli_executable');
       const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46]), randomBytes(1000)]);
-      const response = await uploadBuild(client, name, { version: '1.0.0', platform: 'linux', architecture: 'x64' }, elf, 'tool');
+      const response = await uploadBuild(
+        client,
+        name,
+        { version: '1.0.0', platform: 'linux', architecture: 'x64' },
+        elf,
+        'tool',
+      );
       expect(response.status).toBe(201);
       expect(response.body.build.checksum_sha256).toBe(sha256(elf));
     });
@@ -249,7 +342,11 @@ describe.each(backends())('artifacts on $name', (backend) => {
     it("refuses an upload to another publisher's artifact with 403", async () => {
       const { name } = await artifactOwner();
       const other = await publisherFactory(registry);
-      const response = await uploadBuild(other.client, name, { version: '1.0.0', platform: 'linux', architecture: 'x64' });
+      const response = await uploadBuild(other.client, name, {
+        version: '1.0.0',
+        platform: 'linux',
+        architecture: 'x64',
+      });
       expect(response.status).toBe(403);
       expect((await registry.api.get(`/api/v1/artifacts/${name}`)).body.versions).toEqual([]);
     });
@@ -275,30 +372,60 @@ describe.each(backends())('artifacts on $name', (backend) => {
     beforeAll(async () => {
       owner = await artifactOwner();
       // 1.0.0: universal build; 1.1.0: windows x64 and linux for all architectures; 2.0.0: windows x64 only.
-      await uploadBuild(owner.client, owner.name, { version: '1.0.0', platform: 'all', architecture: 'all', changelog: 'universal' });
+      await uploadBuild(owner.client, owner.name, {
+        version: '1.0.0',
+        platform: 'all',
+        architecture: 'all',
+        changelog: 'universal',
+      });
       await uploadBuild(owner.client, owner.name, { version: '1.1.0', platform: 'windows', architecture: 'x64' });
-      await uploadBuild(owner.client, owner.name, { version: '1.1.0', platform: 'linux', architecture: 'all', changelog: 'linux' });
-      await uploadBuild(owner.client, owner.name, { version: '2.0.0', platform: 'windows', architecture: 'x64', changelog: 'two' }, randomBytes(10), 'app-2.exe');
+      await uploadBuild(owner.client, owner.name, {
+        version: '1.1.0',
+        platform: 'linux',
+        architecture: 'all',
+        changelog: 'linux',
+      });
+      await uploadBuild(
+        owner.client,
+        owner.name,
+        { version: '2.0.0', platform: 'windows', architecture: 'x64', changelog: 'two' },
+        randomBytes(10),
+        'app-2.exe',
+      );
     });
 
     it('answers the latest-build view for an exact match', async () => {
-      const response = await registry.api.get(`/api/v1/artifacts/${owner.name}/latest?platform=windows&architecture=x64`);
+      const response = await registry.api.get(
+        `/api/v1/artifacts/${owner.name}/latest?platform=windows&architecture=x64`,
+      );
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ version: '2.0.0', changelog: 'two', build: { platform: 'windows', architecture: 'x64', filename: 'app-2.exe', size_bytes: 10 } });
+      expect(response.body).toMatchObject({
+        version: '2.0.0',
+        changelog: 'two',
+        build: { platform: 'windows', architecture: 'x64', filename: 'app-2.exe', size_bytes: 10 },
+      });
       expect(response.body.released_at).toMatch(/Z$/);
       expect(response.body.build.checksum_sha256).toMatch(/^[0-9a-f]{64}$/);
     });
 
     it('reaches back to the highest version with a matching build', async () => {
-      const response = await registry.api.get(`/api/v1/artifacts/${owner.name}/latest?platform=linux&architecture=arm64`);
+      const response = await registry.api.get(
+        `/api/v1/artifacts/${owner.name}/latest?platform=linux&architecture=arm64`,
+      );
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ version: '1.1.0', build: { platform: 'linux', architecture: 'all' } });
     });
 
     it('falls back to a build for all platforms', async () => {
-      const response = await registry.api.get(`/api/v1/artifacts/${owner.name}/latest?platform=macos&architecture=arm64`);
+      const response = await registry.api.get(
+        `/api/v1/artifacts/${owner.name}/latest?platform=macos&architecture=arm64`,
+      );
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ version: '1.0.0', changelog: 'universal', build: { platform: 'all', architecture: 'all' } });
+      expect(response.body).toMatchObject({
+        version: '1.0.0',
+        changelog: 'universal',
+        build: { platform: 'all', architecture: 'all' },
+      });
     });
 
     it('prefers the exact platform over all within a version', async () => {
@@ -328,8 +455,16 @@ describe.each(backends())('artifacts on $name', (backend) => {
     it('downloads through a signed URL, byte for byte, and counts it', async () => {
       const { client, name } = await artifactOwner();
       const content = randomBytes(70_000);
-      const upload = await uploadBuild(client, name, { version: '3.1.0', platform: 'windows', architecture: 'arm64' }, content, 'setup-arm.exe');
-      const ticket = await registry.api.get(`/api/v1/artifacts/${name}/versions/3.1.0/download?platform=windows&architecture=arm64`);
+      const upload = await uploadBuild(
+        client,
+        name,
+        { version: '3.1.0', platform: 'windows', architecture: 'arm64' },
+        content,
+        'setup-arm.exe',
+      );
+      const ticket = await registry.api.get(
+        `/api/v1/artifacts/${name}/versions/3.1.0/download?platform=windows&architecture=arm64`,
+      );
       expect(ticket.status).toBe(200);
       expect(ticket.body.expires_in).toBe(registry.config.registry.signedUrlTtlSeconds);
       expect(ticket.body.url).toContain('/api/v1/files/artifacts/');
@@ -338,7 +473,10 @@ describe.each(backends())('artifacts on $name', (backend) => {
       expect(file.headers.get('content-disposition')).toContain('setup-arm.exe');
       expect(sha256(file.bytes)).toBe(upload.body.build.checksum_sha256);
       expect(sha256(file.bytes)).toBe(sha256(content));
-      const detail = await eventually(() => registry.api.get(`/api/v1/artifacts/${name}`), (r) => r.body.total_downloads === 1);
+      const detail = await eventually(
+        () => registry.api.get(`/api/v1/artifacts/${name}`),
+        (r) => r.body.total_downloads === 1,
+      );
       expect(detail.body.versions[0].builds[0].downloads).toBe(1);
       expect(detail.body.total_downloads).toBe(1);
     });
@@ -346,14 +484,29 @@ describe.each(backends())('artifacts on $name', (backend) => {
     it('serves a build directly with Content-Disposition and X-Checksum-Sha256', async () => {
       const { client, name } = await artifactOwner();
       const content = randomBytes(12_345);
-      await uploadBuild(client, name, { version: '1.2.3', platform: 'linux', architecture: 'x64' }, content, 'tool-linux.tar.gz');
-      await uploadBuild(client, name, { version: '1.2.3', platform: 'windows', architecture: 'x64' }, randomBytes(10), 'tool.exe');
+      await uploadBuild(
+        client,
+        name,
+        { version: '1.2.3', platform: 'linux', architecture: 'x64' },
+        content,
+        'tool-linux.tar.gz',
+      );
+      await uploadBuild(
+        client,
+        name,
+        { version: '1.2.3', platform: 'windows', architecture: 'x64' },
+        randomBytes(10),
+        'tool.exe',
+      );
       const response = await registry.api.get(`/api/v1/artifacts/${name}/1.2.3?platform=linux&architecture=x64`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-disposition')).toBe('attachment; filename="tool-linux.tar.gz"');
       expect(response.headers.get('x-checksum-sha256')).toBe(sha256(content));
       expect(sha256(response.bytes)).toBe(response.headers.get('x-checksum-sha256'));
-      const detail = await eventually(() => registry.api.get(`/api/v1/artifacts/${name}`), (r) => r.body.total_downloads === 1);
+      const detail = await eventually(
+        () => registry.api.get(`/api/v1/artifacts/${name}`),
+        (r) => r.body.total_downloads === 1,
+      );
       const linux = detail.body.versions[0].builds.find((b: { platform: string }) => b.platform === 'linux');
       expect(linux).toMatchObject({ checksum_sha256: sha256(content), downloads: 1 });
     });
@@ -361,7 +514,13 @@ describe.each(backends())('artifacts on $name', (backend) => {
     it('lets platform and architecture be left out when the version has one build', async () => {
       const { client, name } = await artifactOwner();
       const content = randomBytes(999);
-      await uploadBuild(client, name, { version: '0.9.0', platform: 'macos', architecture: 'arm64' }, content, 'app.dmg');
+      await uploadBuild(
+        client,
+        name,
+        { version: '0.9.0', platform: 'macos', architecture: 'arm64' },
+        content,
+        'app.dmg',
+      );
       const response = await registry.api.get(`/api/v1/artifacts/${name}/0.9.0`);
       expect(response.status).toBe(200);
       expect(sha256(response.bytes)).toBe(sha256(content));
@@ -418,8 +577,15 @@ describe.each(backends())('artifact upload size cap on $name', (backend) => {
 
   it('refuses a build over UPLOAD_MAX_BYTES with 413 and stores nothing', async () => {
     const { client } = await publisherFactory(registry);
-    expect((await client.post('/api/v1/artifacts', { name: 'big-app', artifact_type: 'desktop_app' })).status).toBe(201);
-    const response = await uploadBuild(client, 'big-app', { version: '1.0.0', platform: 'linux', architecture: 'x64' }, randomBytes(5000));
+    expect((await client.post('/api/v1/artifacts', { name: 'big-app', artifact_type: 'desktop_app' })).status).toBe(
+      201,
+    );
+    const response = await uploadBuild(
+      client,
+      'big-app',
+      { version: '1.0.0', platform: 'linux', architecture: 'x64' },
+      randomBytes(5000),
+    );
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
     expect(await storedArtifactFiles(registry)).toEqual([]);

@@ -30,9 +30,21 @@ describe.each(backends())('authentication on $name', (backend) => {
   const me = (token: string) => registry.api.get('/api/v1/auth/me', { authorization: `Bearer ${token}` });
 
   it('accepts an HS256 token and creates the user at the first request', async () => {
-    const response = await me(forge({ alg: 'HS256', typ: 'JWT' }, { user_id: 'u-first', username: 'first', email: 'f@example.com', exp: inAnHour() }));
+    const response = await me(
+      forge(
+        { alg: 'HS256', typ: 'JWT' },
+        { user_id: 'u-first', username: 'first', email: 'f@example.com', exp: inAnHour() },
+      ),
+    );
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ platform_user_id: 'u-first', username: 'first', email: 'f@example.com', is_admin: false, publisher_id: null, is_verified: false });
+    expect(response.body).toMatchObject({
+      platform_user_id: 'u-first',
+      username: 'first',
+      email: 'f@example.com',
+      is_admin: false,
+      publisher_id: null,
+      is_verified: false,
+    });
     expect(response.body.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -43,8 +55,12 @@ describe.each(backends())('authentication on $name', (backend) => {
   });
 
   it('refreshes username and e-mail from later tokens and keeps the same user', async () => {
-    const first = await me(forge({ alg: 'HS256' }, { user_id: 'u-refresh', username: 'old', email: 'old@example.com', exp: inAnHour() }));
-    const second = await me(forge({ alg: 'HS256' }, { user_id: 'u-refresh', username: 'new', email: 'new@example.com', exp: inAnHour() }));
+    const first = await me(
+      forge({ alg: 'HS256' }, { user_id: 'u-refresh', username: 'old', email: 'old@example.com', exp: inAnHour() }),
+    );
+    const second = await me(
+      forge({ alg: 'HS256' }, { user_id: 'u-refresh', username: 'new', email: 'new@example.com', exp: inAnHour() }),
+    );
     expect(second.body.id).toBe(first.body.id);
     expect(second.body).toMatchObject({ username: 'new', email: 'new@example.com' });
   });
@@ -62,7 +78,9 @@ describe.each(backends())('authentication on $name', (backend) => {
   });
 
   it('rejects a token signed with another secret', async () => {
-    const response = await me(forge({ alg: 'HS256' }, { user_id: 'u-x', username: 'x', exp: inAnHour() }, 'another-secret-another-secret'));
+    const response = await me(
+      forge({ alg: 'HS256' }, { user_id: 'u-x', username: 'x', exp: inAnHour() }, 'another-secret-another-secret'),
+    );
     expect(response.status).toBe(401);
   });
 
@@ -73,7 +91,9 @@ describe.each(backends())('authentication on $name', (backend) => {
   });
 
   it('rejects an expired token', async () => {
-    const response = await me(forge({ alg: 'HS256' }, { user_id: 'u-old', username: 'x', exp: Math.floor(Date.now() / 1000) - 10 }));
+    const response = await me(
+      forge({ alg: 'HS256' }, { user_id: 'u-old', username: 'x', exp: Math.floor(Date.now() / 1000) - 10 }),
+    );
     expect(response.status).toBe(401);
     expect(response.body.detail).toMatch(/expired/);
   });
@@ -98,26 +118,47 @@ describe.each(backends())('authentication on $name', (backend) => {
   });
 
   it('makes level -1 an admin', async () => {
-    const response = await me(forge({ alg: 'HS256' }, { user_id: 'u-level', username: 'lvl', level: -1, exp: inAnHour() }));
+    const response = await me(
+      forge({ alg: 'HS256' }, { user_id: 'u-level', username: 'lvl', level: -1, exp: inAnHour() }),
+    );
     expect(response.body.is_admin).toBe(true);
   });
 
   it('makes users listed in REGISTRY_ADMIN_USERS admins', async () => {
-    const response = await me(forge({ alg: 'HS256' }, { user_id: 'configured-admin', username: 'cfg', exp: inAnHour() }));
+    const response = await me(
+      forge({ alg: 'HS256' }, { user_id: 'configured-admin', username: 'cfg', exp: inAnHour() }),
+    );
     expect(response.body.is_admin).toBe(true);
   });
 
   describe('publishers', () => {
     it('registers a publisher (201, unverified) and reports it from /auth/me and /auth/publisher', async () => {
       const client = registry.as({ id: 'u-pub', username: 'pubber' });
-      const created = await client.post('/api/v1/auth/register-publisher', { name: 'Acme', display_name: 'Acme Inc', email: 'acme@example.com', homepage: 'https://acme.example' });
+      const created = await client.post('/api/v1/auth/register-publisher', {
+        name: 'Acme',
+        display_name: 'Acme Inc',
+        email: 'acme@example.com',
+        homepage: 'https://acme.example',
+      });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ name: 'Acme', display_name: 'Acme Inc', verification_status: 'unverified', email: 'acme@example.com', homepage: 'https://acme.example' });
+      expect(created.body).toMatchObject({
+        name: 'Acme',
+        display_name: 'Acme Inc',
+        verification_status: 'unverified',
+        email: 'acme@example.com',
+        homepage: 'https://acme.example',
+      });
       const meResponse = await client.get('/api/v1/auth/me');
       expect(meResponse.body.publisher_id).toBe(created.body.id);
       const own = await client.get('/api/v1/auth/publisher');
       expect(own.status).toBe(200);
-      expect(own.body).toMatchObject({ id: created.body.id, name: 'Acme', verification_status: 'unverified', package_count: 0, total_downloads: 0 });
+      expect(own.body).toMatchObject({
+        id: created.body.id,
+        name: 'Acme',
+        verification_status: 'unverified',
+        package_count: 0,
+        total_downloads: 0,
+      });
     });
 
     it('answers 404 from /auth/publisher for a user without one', async () => {
@@ -127,7 +168,9 @@ describe.each(backends())('authentication on $name', (backend) => {
 
     it('refuses a taken name compared case-insensitively with 409', async () => {
       await publisherFactory(registry, 'TakenName');
-      const response = await registry.as({ id: 'u-late', username: 'late' }).post('/api/v1/auth/register-publisher', { name: 'takenname' });
+      const response = await registry
+        .as({ id: 'u-late', username: 'late' })
+        .post('/api/v1/auth/register-publisher', { name: 'takenname' });
       expect(response.status).toBe(409);
       expect(response.body.code).toBe('CONFLICT');
     });
@@ -144,7 +187,9 @@ describe.each(backends())('authentication on $name', (backend) => {
       [{ name: 'ok-name2', homepage: 'ftp://x' }, 'homepage'],
       [{ name: 'ok-name3', surprise: 1 }, 'surprise'],
     ])('rejects invalid fields %j with 422', async (body, field) => {
-      const response = await registry.as({ id: `u-invalid-${field}`, username: 'inv' }).post('/api/v1/auth/register-publisher', body);
+      const response = await registry
+        .as({ id: `u-invalid-${field}`, username: 'inv' })
+        .post('/api/v1/auth/register-publisher', body);
       expect(response.status).toBe(422);
       expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     });

@@ -12,12 +12,18 @@ import { backends } from '../../support/backends.js';
 import { TEST_SECRET, startRegistry } from '../../support/registry-under-test.js';
 
 /** Runs a `tb` command in process with the given environment and returns what it printed. */
-async function tb(command: (argv: string[]) => Promise<number>, argv: string[], env: Record<string, string | undefined>) {
+async function tb(
+  command: (argv: string[]) => Promise<number>,
+  argv: string[],
+  env: Record<string, string | undefined>,
+) {
   const saved = { ...process.env };
   Object.assign(process.env, env);
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete process.env[name];
   const printed: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
+  const log = jest
+    .spyOn(console, 'log')
+    .mockImplementation((...parts: unknown[]) => void printed.push(parts.join(' ')));
   try {
     const code = await command(argv);
     return { code, output: printed.join('\n') };
@@ -39,7 +45,10 @@ describe('tb registry, db and token commands', () => {
   });
 
   it('tb db migrate applies the migrations once, then finds none pending', async () => {
-    const first = await tb(runDbCommand, ['migrate', '--data-dir', dataDir], { PLATFORM_JWT_SECRET: undefined, DATABASE_URL: undefined });
+    const first = await tb(runDbCommand, ['migrate', '--data-dir', dataDir], {
+      PLATFORM_JWT_SECRET: undefined,
+      DATABASE_URL: undefined,
+    });
     expect(first.code).toBe(0);
     expect(first.output).toMatch(/applied InitialRegistry/);
     expect((await stat(join(dataDir, 'platform.sqlite'))).size).toBeGreaterThan(0);
@@ -50,16 +59,30 @@ describe('tb registry, db and token commands', () => {
   });
 
   it('tb token mints an HS256 token the registry accepts, with the admin level when asked', async () => {
-    const { code, output } = await tb(runTokenCommand, ['--user', '42', '--username', 'ada', '--email', 'ada@example.com', '--admin', '--ttl', '2h'], {
-      PLATFORM_JWT_SECRET: TEST_SECRET,
-    });
+    const { code, output } = await tb(
+      runTokenCommand,
+      ['--user', '42', '--username', 'ada', '--email', 'ada@example.com', '--admin', '--ttl', '2h'],
+      {
+        PLATFORM_JWT_SECRET: TEST_SECRET,
+      },
+    );
     expect(code).toBe(0);
-    const principal = new TokenVerifier(new JwtService({}), loadConfig({ PLATFORM_JWT_SECRET: TEST_SECRET })).verify(output.trim());
-    expect(principal).toMatchObject({ platformUserId: '42', username: 'ada', email: 'ada@example.com', level: -1, tokenSaysAdmin: true });
+    const principal = new TokenVerifier(new JwtService({}), loadConfig({ PLATFORM_JWT_SECRET: TEST_SECRET })).verify(
+      output.trim(),
+    );
+    expect(principal).toMatchObject({
+      platformUserId: '42',
+      username: 'ada',
+      email: 'ada@example.com',
+      level: -1,
+      tokenSaysAdmin: true,
+    });
   });
 
   it('tb token without a configured secret uses the one tb up keeps in the data directory (mode 0600)', async () => {
-    const { code } = await tb(runTokenCommand, ['--user', '1', '--username', 'me', '--data-dir', dataDir], { PLATFORM_JWT_SECRET: undefined });
+    const { code } = await tb(runTokenCommand, ['--user', '1', '--username', 'me', '--data-dir', dataDir], {
+      PLATFORM_JWT_SECRET: undefined,
+    });
     expect(code).toBe(0);
     const secretFile = await stat(join(dataDir, 'jwt-secret'));
     expect(secretFile.mode & 0o777).toBe(0o600);
@@ -78,8 +101,12 @@ describe('tb registry, db and token commands', () => {
   });
 
   it('refuses to start the registry without PLATFORM_JWT_SECRET, naming it', async () => {
-    await expect(tb(runRegistryCommand, ['--data-dir', dataDir, '--port', '0'], { PLATFORM_JWT_SECRET: undefined })).rejects.toThrow(ConfigError);
-    await expect(tb(runRegistryCommand, ['--data-dir', dataDir, '--port', '0'], { PLATFORM_JWT_SECRET: undefined })).rejects.toThrow(/PLATFORM_JWT_SECRET is required/);
+    await expect(
+      tb(runRegistryCommand, ['--data-dir', dataDir, '--port', '0'], { PLATFORM_JWT_SECRET: undefined }),
+    ).rejects.toThrow(ConfigError);
+    await expect(
+      tb(runRegistryCommand, ['--data-dir', dataDir, '--port', '0'], { PLATFORM_JWT_SECRET: undefined }),
+    ).rejects.toThrow(/PLATFORM_JWT_SECRET is required/);
   });
 
   it('lists every configuration problem at once', () => {

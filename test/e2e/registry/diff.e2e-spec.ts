@@ -19,7 +19,8 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 /** Incompressible files shared by every version of a test package, so unchanged entries cost nothing in a delta. */
 function baseFiles(): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
-  for (let index = 1; index <= 12; index += 1) files.set(`assets/file-${String(index).padStart(2, '0')}.bin`, randomBytes(8 * 1024));
+  for (let index = 1; index <= 12; index += 1)
+    files.set(`assets/file-${String(index).padStart(2, '0')}.bin`, randomBytes(8 * 1024));
   return files;
 }
 
@@ -35,7 +36,11 @@ function twoVersions(): { v1: Buffer; v2: Buffer } {
   const v1 = new Map<string, Buffer | string>([...files, ['old-only.txt', 'removed in 1.1.0']]);
   const changed = Buffer.from(files.get('assets/file-03.bin') as Buffer);
   changed.write('a small edit in the middle of the file', 4000);
-  const v2 = new Map<string, Buffer | string>([...files, ['assets/file-03.bin', changed], ['new-only.txt', 'added in 1.1.0']]);
+  const v2 = new Map<string, Buffer | string>([
+    ...files,
+    ['assets/file-03.bin', changed],
+    ['new-only.txt', 'added in 1.1.0'],
+  ]);
   return { v1: zipOf(v1), v2: zipOf(v2) };
 }
 
@@ -49,7 +54,12 @@ interface Published {
   sizes: Record<string, number>;
 }
 
-async function publish(registry: RegistryUnderTest, prefix: string, zips: Record<string, Buffer>, extra: Record<string, unknown> = {}): Promise<Published> {
+async function publish(
+  registry: RegistryUnderTest,
+  prefix: string,
+  zips: Record<string, Buffer>,
+  extra: Record<string, unknown> = {},
+): Promise<Published> {
   const { client } = await publisherFactory(registry);
   const name = uniqueName(prefix);
   await createPackage(client, name, extra);
@@ -57,7 +67,8 @@ async function publish(registry: RegistryUnderTest, prefix: string, zips: Record
   const sizes: Record<string, number> = {};
   for (const [version, zip] of Object.entries(zips)) {
     const response = await uploadVersion(client, name, version, {}, zip);
-    if (response.status !== 201) throw new Error(`upload ${version}: ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status !== 201)
+      throw new Error(`upload ${version}: ${response.status} ${JSON.stringify(response.body)}`);
     checksums[version] = response.body.checksum_sha256;
     sizes[version] = response.body.size;
   }
@@ -106,11 +117,15 @@ describe.each(backends())('diffs on $name', (backend) => {
         });
         expect(response.body.compression_ratio).toBeCloseTo(response.body.patch_size / response.body.full_size, 12);
         expect(response.body.compression_ratio).toBeLessThan(0.2);
-        expect(response.body.patch_storage_path).toMatch(/^deltas\/[0-9a-f-]{36}\/1\.0\.0-1\.1\.0-[0-9a-f]{12}\.tbdelta$/);
+        expect(response.body.patch_storage_path).toMatch(
+          /^deltas\/[0-9a-f-]{36}\/1\.0\.0-1\.1\.0-[0-9a-f]{12}\.tbdelta$/,
+        );
         expect(response.body.patch_checksum).toMatch(/^[0-9a-f]{64}$/);
         expect(response.body.patch_storage_path).toContain(response.body.patch_checksum.slice(0, 12));
         expect(response.body.created_at).toMatch(/Z$/);
-        expect(response.body.download_url).toBe(`${registry.baseUrl}/api/v1/packages/${pkg.name}/diff/1.0.0/1.1.0/download`);
+        expect(response.body.download_url).toBe(
+          `${registry.baseUrl}/api/v1/packages/${pkg.name}/diff/1.0.0/1.1.0/download`,
+        );
       });
 
       it('answers a second request from the stored delta without rebuilding it', async () => {
@@ -176,7 +191,9 @@ describe.each(backends())('diffs on $name', (backend) => {
       it('builds a delta from a yanked version when it is asked for exactly', async () => {
         const { v1, v2 } = twoVersions();
         const pkg = await publish(registry, 'Yanked', { '1.0.0': v1, '1.1.0': v2 });
-        expect((await pkg.client.post(`/api/v1/packages/${pkg.name}/versions/1.0.0/yank`, { reason: 'broken' })).status).toBe(200);
+        expect(
+          (await pkg.client.post(`/api/v1/packages/${pkg.name}/versions/1.0.0/yank`, { reason: 'broken' })).status,
+        ).toBe(200);
         const response = await registry.api.get(`/api/v1/packages/${pkg.name}/diff/1.0.0/1.1.0`);
         expect(response.status).toBe(200);
         expect(response.body.from_version).toBe('1.0.0');
@@ -208,13 +225,19 @@ describe.each(backends())('diffs on $name', (backend) => {
         try {
           await writeFile(join(directory, 'old.zip'), oldFile.bytes);
           await writeFile(join(directory, 'patch.tbdelta'), patch.bytes);
-          const result = await applyDelta(join(directory, 'old.zip'), join(directory, 'patch.tbdelta'), join(directory, 'new.zip'));
+          const result = await applyDelta(
+            join(directory, 'old.zip'),
+            join(directory, 'patch.tbdelta'),
+            join(directory, 'new.zip'),
+          );
           expect(result.byteIdentical).toBe(info.body.exact_rebuild);
           if (result.byteIdentical) {
             expect(sha256(await readFile(join(directory, 'new.zip')))).toBe(pkg.checksums['1.1.0']);
           } else {
             await writeFile(join(directory, 'expected.zip'), v2);
-            expect(await entryContents(join(directory, 'new.zip'))).toEqual(await entryContents(join(directory, 'expected.zip')));
+            expect(await entryContents(join(directory, 'new.zip'))).toEqual(
+              await entryContents(join(directory, 'expected.zip')),
+            );
           }
         } finally {
           await rm(directory, { recursive: true, force: true });
@@ -254,13 +277,19 @@ describe.each(backends())('diffs on $name', (backend) => {
       it('queues the delta (202 with a job id) and answers 200 with diff info once it exists', async () => {
         const { v1, v2 } = twoVersions();
         const pkg = await publish(registry, 'Create', { '1.0.0': v1, '1.1.0': v2 });
-        const queued = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create`, { from_version: '1.0.0', to_version: '1.1.0' });
+        const queued = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create`, {
+          from_version: '1.0.0',
+          to_version: '1.1.0',
+        });
         expect(queued.status).toBe(202);
         expect(queued.body).toMatchObject({ status: 'pending', from_version: '1.0.0', to_version: '1.1.0' });
         expect(typeof queued.body.job_id).toBe('string');
         expect(queued.body.job_id.length).toBeGreaterThan(0);
         expect(await registry.queue.whenIdle(30_000)).toBe(true);
-        const done = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create`, { from_version: '1.0.0', to_version: '1.1.0' });
+        const done = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create`, {
+          from_version: '1.0.0',
+          to_version: '1.1.0',
+        });
         expect(done.status).toBe(200);
         expect(done.body).toMatchObject({ status: 'ready', package_name: pkg.name, changed_files: 1 });
         expect((await registry.api.get(`/api/v1/packages/${pkg.name}/diff/1.0.0/1.1.0/download`)).status).toBe(200);
@@ -269,7 +298,9 @@ describe.each(backends())('diffs on $name', (backend) => {
       it('takes the versions as query parameters as well', async () => {
         const { v1, v2 } = twoVersions();
         const pkg = await publish(registry, 'CreateQuery', { '1.0.0': v1, '1.1.0': v2 });
-        const queued = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create?from_version=1.0.0&to_version=1.1.0&force=false`);
+        const queued = await pkg.client.post(
+          `/api/v1/packages/${pkg.name}/diff/create?from_version=1.0.0&to_version=1.1.0&force=false`,
+        );
         expect(queued.status).toBe(202);
         expect(queued.body.status).toBe('pending');
         await registry.queue.whenIdle(30_000);
@@ -280,7 +311,11 @@ describe.each(backends())('diffs on $name', (backend) => {
         const { v1, v2 } = twoVersions();
         const pkg = await publish(registry, 'Force', { '1.0.0': v1, '1.1.0': v2 });
         const before = await registry.api.get(`/api/v1/packages/${pkg.name}/diff/1.0.0/1.1.0`);
-        const forced = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create`, { from_version: '1.0.0', to_version: '1.1.0', force: true });
+        const forced = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create`, {
+          from_version: '1.0.0',
+          to_version: '1.1.0',
+          force: true,
+        });
         expect(forced.status).toBe(202);
         expect(await registry.queue.whenIdle(30_000)).toBe(true);
         const after = await registry.api.get(`/api/v1/packages/${pkg.name}/diff/1.0.0/1.1.0`);
@@ -293,7 +328,9 @@ describe.each(backends())('diffs on $name', (backend) => {
       it('lets an admin create a delta of any package', async () => {
         const { v1, v2 } = twoVersions();
         const pkg = await publish(registry, 'AdminCreate', { '1.0.0': v1, '1.1.0': v2 });
-        const response = await registry.as(ADMIN).post(`/api/v1/packages/${pkg.name}/diff/create`, { from_version: '1.0.0', to_version: '1.1.0' });
+        const response = await registry
+          .as(ADMIN)
+          .post(`/api/v1/packages/${pkg.name}/diff/create`, { from_version: '1.0.0', to_version: '1.1.0' });
         expect(response.status).toBe(202);
       });
 
@@ -301,7 +338,10 @@ describe.each(backends())('diffs on $name', (backend) => {
         const { v1, v2 } = twoVersions();
         const pkg = await publish(registry, 'NotYours', { '1.0.0': v1, '1.1.0': v2 });
         const stranger = await publisherFactory(registry);
-        const response = await stranger.client.post(`/api/v1/packages/${pkg.name}/diff/create`, { from_version: '1.0.0', to_version: '1.1.0' });
+        const response = await stranger.client.post(`/api/v1/packages/${pkg.name}/diff/create`, {
+          from_version: '1.0.0',
+          to_version: '1.1.0',
+        });
         expect(response.status).toBe(403);
         expect(response.body.code).toBe('FORBIDDEN');
       });
@@ -310,12 +350,18 @@ describe.each(backends())('diffs on $name', (backend) => {
         const { v1, v2 } = twoVersions();
         const pkg = await publish(registry, 'PrivCreate', { '1.0.0': v1, '1.1.0': v2 }, { visibility: 'private' });
         const stranger = await publisherFactory(registry);
-        const response = await stranger.client.post(`/api/v1/packages/${pkg.name}/diff/create`, { from_version: '1.0.0', to_version: '1.1.0' });
+        const response = await stranger.client.post(`/api/v1/packages/${pkg.name}/diff/create`, {
+          from_version: '1.0.0',
+          to_version: '1.1.0',
+        });
         expect(response.status).toBe(404);
       });
 
       it('requires authentication (401)', async () => {
-        const response = await registry.api.post('/api/v1/packages/anything/diff/create', { from_version: '1.0.0', to_version: '1.1.0' });
+        const response = await registry.api.post('/api/v1/packages/anything/diff/create', {
+          from_version: '1.0.0',
+          to_version: '1.1.0',
+        });
         expect(response.status).toBe(401);
       });
 
@@ -330,7 +376,10 @@ describe.each(backends())('diffs on $name', (backend) => {
       it('refuses identical versions with 400', async () => {
         const { v1 } = twoVersions();
         const pkg = await publish(registry, 'CreateSame', { '1.0.0': v1 });
-        const response = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create`, { from_version: '1.0.0', to_version: '1.0.0' });
+        const response = await pkg.client.post(`/api/v1/packages/${pkg.name}/diff/create`, {
+          from_version: '1.0.0',
+          to_version: '1.0.0',
+        });
         expect(response.status).toBe(400);
       });
     });
@@ -379,12 +428,23 @@ describe.each(backends())('diffs on $name', (backend) => {
 
     it('answers 202 pending with a job id for files over the inline limit, then 200 once the job ran', async () => {
       const { v1, v2 } = twoVersions();
-      const pkg = await publish(registry, 'Pending', { '1.0.0': v1, '1.0.1': v1, '1.0.2': v1, '1.0.3': v1, '1.1.0': v2 });
+      const pkg = await publish(registry, 'Pending', {
+        '1.0.0': v1,
+        '1.0.1': v1,
+        '1.0.2': v1,
+        '1.0.3': v1,
+        '1.1.0': v2,
+      });
       // 1.0.0 → 1.1.0 is four versions back: pre-generation (3) leaves it out.
       const path = `/api/v1/packages/${pkg.name}/diff/1.0.0/1.1.0`;
       const first = await registry.api.get(path);
       expect(first.status).toBe(202);
-      expect(first.body).toMatchObject({ status: 'pending', package_name: pkg.name, from_version: '1.0.0', to_version: '1.1.0' });
+      expect(first.body).toMatchObject({
+        status: 'pending',
+        package_name: pkg.name,
+        from_version: '1.0.0',
+        to_version: '1.1.0',
+      });
       expect(typeof first.body.job_id).toBe('string');
       expect(first.headers.get('retry-after')).toBe('2');
       const ready = await pollInfo(registry, path);
@@ -394,7 +454,13 @@ describe.each(backends())('diffs on $name', (backend) => {
 
     it('pre-generates deltas from the previous three versions after an upload', async () => {
       const { v1, v2 } = twoVersions();
-      const pkg = await publish(registry, 'Pregen', { '1.0.0': v1, '1.1.0': v1, '1.2.0': v1, '1.3.0': v1, '1.4.0': v2 });
+      const pkg = await publish(registry, 'Pregen', {
+        '1.0.0': v1,
+        '1.1.0': v1,
+        '1.2.0': v1,
+        '1.3.0': v1,
+        '1.4.0': v2,
+      });
       expect(await registry.queue.whenIdle(30_000)).toBe(true);
       for (const from of ['1.1.0', '1.2.0', '1.3.0']) {
         expect((await registry.api.get(`/api/v1/packages/${pkg.name}/diff/${from}/1.4.0/download`)).status).toBe(200);
@@ -409,7 +475,9 @@ describe.each(backends())('diffs on $name', (backend) => {
     it('never pre-generates a delta from a yanked version', async () => {
       const { v1, v2 } = twoVersions();
       const pkg = await publish(registry, 'PregenYank', { '1.0.0': v1, '1.1.0': v1 });
-      expect((await pkg.client.post(`/api/v1/packages/${pkg.name}/versions/1.1.0/yank`, { reason: 'bad build' })).status).toBe(200);
+      expect(
+        (await pkg.client.post(`/api/v1/packages/${pkg.name}/versions/1.1.0/yank`, { reason: 'bad build' })).status,
+      ).toBe(200);
       expect((await uploadVersion(pkg.client, pkg.name, '1.2.0', {}, v2)).status).toBe(201);
       expect(await registry.queue.whenIdle(30_000)).toBe(true);
       expect((await registry.api.get(`/api/v1/packages/${pkg.name}/diff/1.1.0/1.2.0/download`)).status).toBe(404);

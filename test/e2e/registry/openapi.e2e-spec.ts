@@ -45,8 +45,11 @@ function operationsOf(document: OpenAPI3): Operation[] {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
-      const operation = (item as Record<string, { operationId?: string; responses?: Record<string, ResponseObject> }>)[method];
-      if (operation) operations.push({ method, path, operationId: operation.operationId, responses: operation.responses ?? {} });
+      const operation = (item as Record<string, { operationId?: string; responses?: Record<string, ResponseObject> }>)[
+        method
+      ];
+      if (operation)
+        operations.push({ method, path, operationId: operation.operationId, responses: operation.responses ?? {} });
     }
   }
   return operations;
@@ -64,7 +67,8 @@ function resolve(document: OpenAPI3, schema: SchemaObject): SchemaObject {
 function vagueness(document: OpenAPI3, schema: SchemaObject | undefined, mediaType: string): string | null {
   if (!schema) return 'no schema';
   const resolved = resolve(document, schema);
-  if (mediaType !== 'application/json') return resolved.type === 'string' && resolved.format === 'binary' ? null : `a ${mediaType} body that is not binary`;
+  if (mediaType !== 'application/json')
+    return resolved.type === 'string' && resolved.format === 'binary' ? null : `a ${mediaType} body that is not binary`;
   if (resolved.type === 'array') {
     if (!resolved.items) return 'an array without items';
     const items = resolve(document, resolved.items);
@@ -72,7 +76,9 @@ function vagueness(document: OpenAPI3, schema: SchemaObject | undefined, mediaTy
   }
   if (resolved.allOf || resolved.oneOf) {
     const parts = [...(resolved.allOf ?? []), ...(resolved.oneOf ?? [])];
-    return parts.every((part) => vagueness(document, part, mediaType) === null) ? null : 'a composition with a vague part';
+    return parts.every((part) => vagueness(document, part, mediaType) === null)
+      ? null
+      : 'a composition with a vague part';
   }
   if (resolved.type !== 'object' && !resolved.properties) return `type ${resolved.type ?? 'missing'}`;
   if (!resolved.properties || Object.keys(resolved.properties).length === 0) return 'an object without properties';
@@ -81,7 +87,8 @@ function vagueness(document: OpenAPI3, schema: SchemaObject | undefined, mediaTy
 
 /** Where a JSON value departs from its schema: undocumented or missing fields, wrong primitive types. */
 function departures(document: OpenAPI3, schema: SchemaObject, value: unknown, at: string): string[] {
-  if (schema.allOf?.length === 1) return value === null && schema.nullable ? [] : departures(document, schema.allOf[0], value, at);
+  if (schema.allOf?.length === 1)
+    return value === null && schema.nullable ? [] : departures(document, schema.allOf[0], value, at);
   const resolved = resolve(document, schema);
   if (value === null) return schema.nullable || resolved.nullable ? [] : [`${at} is null`];
   if (resolved.type === 'array') {
@@ -92,9 +99,13 @@ function departures(document: OpenAPI3, schema: SchemaObject, value: unknown, at
     if (typeof value !== 'object' || Array.isArray(value)) return [`${at} is not an object`];
     const record = value as Record<string, unknown>;
     const properties = resolved.properties ?? {};
-    const problems = (resolved.required ?? []).filter((key) => !(key in record)).map((key) => `${at}.${key} is missing`);
+    const problems = (resolved.required ?? [])
+      .filter((key) => !(key in record))
+      .map((key) => `${at}.${key} is missing`);
     for (const [key, field] of Object.entries(record)) {
-      const fieldSchema = properties[key] ?? (typeof resolved.additionalProperties === 'object' ? resolved.additionalProperties : undefined);
+      const fieldSchema =
+        properties[key] ??
+        (typeof resolved.additionalProperties === 'object' ? resolved.additionalProperties : undefined);
       if (fieldSchema) problems.push(...departures(document, fieldSchema, field, `${at}.${key}`));
       else if (resolved.additionalProperties !== true) problems.push(`${at}.${key} is not documented`);
     }
@@ -114,7 +125,12 @@ function bodies(operations: Operation[]) {
     successStatuses(operation)
       .filter((status) => operation.method !== 'head' && status !== '204')
       .flatMap((status) =>
-        Object.entries(operation.responses[status].content ?? {}).map(([mediaType, media]) => ({ operation, status, mediaType, schema: media.schema })),
+        Object.entries(operation.responses[status].content ?? {}).map(([mediaType, media]) => ({
+          operation,
+          status,
+          mediaType,
+          schema: media.schema,
+        })),
       ),
   );
 }
@@ -140,22 +156,33 @@ describe('registry OpenAPI document', () => {
     const ids = operations.map((operation) => operation.operationId);
     expect(ids.filter((id) => !id)).toEqual([]);
     expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
-    const byRoute = Object.fromEntries(operations.map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation.operationId]));
+    const byRoute = Object.fromEntries(
+      operations.map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation.operationId]),
+    );
     expect(byRoute).toEqual(EXPECTED_OPERATION_IDS);
   });
 
   it('documents a success response for every operation', () => {
-    const missing = operations.filter((operation) => successStatuses(operation).length === 0).map((operation) => operation.operationId);
+    const missing = operations
+      .filter((operation) => successStatuses(operation).length === 0)
+      .map((operation) => operation.operationId);
     expect(missing).toEqual([]);
     const withoutBody = operations
       .filter((operation) => operation.method !== 'head')
-      .flatMap((operation) => successStatuses(operation).filter((status) => status !== '204' && !operation.responses[status].content).map((status) => `${operation.operationId} ${status}`));
+      .flatMap((operation) =>
+        successStatuses(operation)
+          .filter((status) => status !== '204' && !operation.responses[status].content)
+          .map((status) => `${operation.operationId} ${status}`),
+      );
     expect(withoutBody).toEqual([]);
   });
 
   it('describes every success body with a schema that has properties (or is a file)', () => {
     const vague = bodies(operations)
-      .map(({ operation, status, mediaType, schema }) => ({ at: `${operation.operationId} ${status} ${mediaType}`, why: vagueness(document, schema, mediaType) }))
+      .map(({ operation, status, mediaType, schema }) => ({
+        at: `${operation.operationId} ${status} ${mediaType}`,
+        why: vagueness(document, schema, mediaType),
+      }))
       .filter(({ why }) => why !== null);
     expect(vague).toEqual([]);
   });
@@ -167,7 +194,10 @@ describe('registry OpenAPI document', () => {
         .filter(([status, response]) => {
           const schema = response.content?.['application/json']?.schema;
           // A failed readiness probe answers with its own body, which names the failed dependencies.
-          const expected = operation.operationId?.startsWith('health_ready') && status === '503' ? 'ReadinessFailureDto' : 'ErrorResponseDto';
+          const expected =
+            operation.operationId?.startsWith('health_ready') && status === '503'
+              ? 'ReadinessFailureDto'
+              : 'ErrorResponseDto';
           return schema?.$ref !== `#/components/schemas/${expected}`;
         })
         .map(([status]) => `${operation.operationId} ${status}`),
@@ -188,7 +218,10 @@ describe('registry OpenAPI document', () => {
       ['packages_list', registry.api.get('/api/v1/packages')],
       ['packages_detail', registry.api.get(`/api/v1/packages/${name}`)],
       ['packages_detail', registry.api.get('/api/v1/packages/no-such-package')],
-      ['package_versions_version', registry.api.get(`/api/v1/packages/${name}/versions/1.0.0`, { Accept: 'application/json' })],
+      [
+        'package_versions_version',
+        registry.api.get(`/api/v1/packages/${name}/versions/1.0.0`, { Accept: 'application/json' }),
+      ],
       ['package_versions_download_url', registry.api.get(`/api/v1/packages/${name}/versions/1.0.0/download`)],
       ['package_versions_yank', client.post(`/api/v1/packages/${name}/versions/1.0.0/yank`, { reason: 'typed' })],
       ['search_find', registry.api.get(`/api/v1/search?q=${name}`)],
@@ -199,7 +232,10 @@ describe('registry OpenAPI document', () => {
       ['registry_auth_me', client.get('/api/v1/auth/me')],
       ['registry_auth_publisher', client.get('/api/v1/auth/publisher')],
       ['publishers_list', registry.api.get('/api/v1/publishers')],
-      ['publishers_submit', client.post('/api/v1/publishers/verify', { method: 'github', data: { username: 'octocat' } })],
+      [
+        'publishers_submit',
+        client.post('/api/v1/publishers/verify', { method: 'github', data: { username: 'octocat' } }),
+      ],
       ['publishers_detail', client.get(`/api/v1/publishers/${publisherName}`)],
       ['publisher_admin_pending', admin.get('/api/v1/packages/admin/pending')],
       ['publisher_admin_verify', admin.post(`/api/v1/packages/admin/${publisherName}/verify`, { notes: 'typed' })],
@@ -224,7 +260,16 @@ describe('registry OpenAPI document', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tb-openapi-'));
     try {
       await writeFile(join(dir, 'schema.ts'), astToString(await openapiTS(document)));
-      await writeFile(join(dir, 'client.ts'), clientSource(bodies(operations).map(({ operation, status, mediaType }) => ({ id: operation.operationId!, status, mediaType }))));
+      await writeFile(
+        join(dir, 'client.ts'),
+        clientSource(
+          bodies(operations).map(({ operation, status, mediaType }) => ({
+            id: operation.operationId!,
+            status,
+            mediaType,
+          })),
+        ),
+      );
       const program = ts.createProgram([join(dir, 'client.ts')], {
         strict: true,
         noEmit: true,

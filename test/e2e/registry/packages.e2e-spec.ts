@@ -1,6 +1,12 @@
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
-import { ADMIN, createPackage, publisherFactory, samplePackageZip, uploadVersion } from '../../support/registry-fixtures.js';
+import {
+  ADMIN,
+  createPackage,
+  publisherFactory,
+  samplePackageZip,
+  uploadVersion,
+} from '../../support/registry-fixtures.js';
 
 describe.each(backends())('packages on $name', (backend) => {
   let registry: RegistryUnderTest;
@@ -79,7 +85,9 @@ describe.each(backends())('packages on $name', (backend) => {
     });
 
     it('requires a publisher (403)', async () => {
-      const response = await registry.as({ id: 'no-publisher', username: 'nopub' }).post('/api/v1/packages', { name: 'orphan' });
+      const response = await registry
+        .as({ id: 'no-publisher', username: 'nopub' })
+        .post('/api/v1/packages', { name: 'orphan' });
       expect(response.status).toBe(403);
       expect(response.body.detail).toMatch(/publisher/i);
     });
@@ -154,7 +162,9 @@ describe.each(backends())('packages on $name', (backend) => {
       await createPackage(owner.client, 'HiddenUnl', { visibility: 'unlisted' });
       const other = await publisherFactory(registry);
       const names = async (client: typeof registry.api) =>
-        (await client.get(`/api/v1/packages?publisher=${owner.publisherName}`)).body.packages.map((p: { name: string }) => p.name);
+        (await client.get(`/api/v1/packages?publisher=${owner.publisherName}`)).body.packages.map(
+          (p: { name: string }) => p.name,
+        );
       expect(await names(registry.api)).toEqual([]);
       expect(await names(other.client)).toEqual([]);
       expect(await names(owner.client)).toEqual(expect.arrayContaining(['HiddenPriv', 'HiddenUnl']));
@@ -185,7 +195,11 @@ describe.each(backends())('packages on $name', (backend) => {
     it('lets the owner change fields and visibility', async () => {
       const { client } = await publisherFactory(registry);
       await createPackage(client, 'Patchable');
-      const response = await client.patch('/api/v1/packages/Patchable', { description: 'new words', visibility: 'private', keywords: ['x'] });
+      const response = await client.patch('/api/v1/packages/Patchable', {
+        description: 'new words',
+        visibility: 'private',
+        keywords: ['x'],
+      });
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ description: 'new words', visibility: 'private', keywords: ['x'] });
       expect((await registry.api.get('/api/v1/packages/Patchable')).status).toBe(404);

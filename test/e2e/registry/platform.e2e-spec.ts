@@ -66,7 +66,11 @@ describe.each(backends())('platform conventions on $name', (backend) => {
     it.each(['/api/v1/health', '/health'])('answers GET %s with status, version and uptime', async (path) => {
       const response = await registry.api.get(path);
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ status: 'ok', version: expect.any(String), uptime_seconds: expect.any(Number) });
+      expect(response.body).toMatchObject({
+        status: 'ok',
+        version: expect.any(String),
+        uptime_seconds: expect.any(Number),
+      });
     });
 
     it('answers HEAD /api/v1/health with 200', async () => {
@@ -88,7 +92,13 @@ describe.each(backends())('platform conventions on $name', (backend) => {
       const document = await registry.api.get('/api/docs-json');
       expect(document.status).toBe(200);
       expect(document.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-      for (const path of ['/api/v1/packages', '/api/v1/packages/{name}', '/api/v1/packages/{name}/upload', '/api/v1/auth/me', '/api/v1/health']) {
+      for (const path of [
+        '/api/v1/packages',
+        '/api/v1/packages/{name}',
+        '/api/v1/packages/{name}/upload',
+        '/api/v1/auth/me',
+        '/api/v1/health',
+      ]) {
         expect(document.body.paths[path]).toBeDefined();
       }
       expect(document.body.paths['/api/v1/packages'].post.security).toEqual([{ bearer: [] }]);
@@ -97,12 +107,18 @@ describe.each(backends())('platform conventions on $name', (backend) => {
     it('answers an unknown route with the JSON error body', async () => {
       const response = await registry.api.get('/api/v1/nothing-here');
       expect(response.status).toBe(404);
-      expect(response.body).toMatchObject({ code: 'NOT_FOUND', message: expect.any(String), request_id: expect.any(String) });
+      expect(response.body).toMatchObject({
+        code: 'NOT_FOUND',
+        message: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect(response.body.detail).toBe(response.body.message);
     });
 
     it('answers malformed JSON with 400, not 500', async () => {
-      const response = await registry.as({ id: 'json-user', username: 'j' }).post('/api/v1/auth/register-publisher', '{"name": ');
+      const response = await registry
+        .as({ id: 'json-user', username: 'j' })
+        .post('/api/v1/auth/register-publisher', '{"name": ');
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('BAD_REQUEST');
     });

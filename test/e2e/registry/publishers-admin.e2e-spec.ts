@@ -50,7 +50,10 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       if (response.status !== 200) throw new Error(`${action}: ${response.status} ${JSON.stringify(response.body)}`);
     };
     const submit = async () => {
-      const response = await publisher.client.post('/api/v1/publishers/verify', { method: 'github', data: { username: 'octocat' } });
+      const response = await publisher.client.post('/api/v1/publishers/verify', {
+        method: 'github',
+        data: { username: 'octocat' },
+      });
       if (response.status !== 202) throw new Error(`submit: ${response.status} ${JSON.stringify(response.body)}`);
     };
     if (status === 'pending') await submit();
@@ -74,7 +77,13 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       expect(response.body).toMatchObject({ page: 1, per_page: 1 });
       expect(response.body.total).toBeGreaterThanOrEqual(2);
       expect(response.body.publishers[0]).toEqual(
-        expect.objectContaining({ id: expect.any(String), name: expect.any(String), verification_status: expect.any(String), package_count: expect.any(Number), total_downloads: expect.any(Number) }),
+        expect.objectContaining({
+          id: expect.any(String),
+          name: expect.any(String),
+          verification_status: expect.any(String),
+          package_count: expect.any(Number),
+          total_downloads: expect.any(Number),
+        }),
       );
     });
 
@@ -84,14 +93,18 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       const response = await registry.api.get('/api/v1/publishers?verified_only=true&per_page=100');
       expect(response.status).toBe(200);
       expect(response.body.publishers.map((p: { name: string }) => p.name)).toContain(verified.publisherName);
-      expect(response.body.publishers.every((p: { verification_status: string }) => p.verification_status === 'verified')).toBe(true);
+      expect(
+        response.body.publishers.every((p: { verification_status: string }) => p.verification_status === 'verified'),
+      ).toBe(true);
     });
 
     it('filters by status', async () => {
       const suspended = await publisherIn('suspended');
       const response = await registry.api.get('/api/v1/publishers?status=suspended&per_page=100');
       expect(response.body.publishers.map((p: { name: string }) => p.name)).toContain(suspended.publisherName);
-      expect(response.body.publishers.every((p: { verification_status: string }) => p.verification_status === 'suspended')).toBe(true);
+      expect(
+        response.body.publishers.every((p: { verification_status: string }) => p.verification_status === 'suspended'),
+      ).toBe(true);
     });
 
     it('answers 400 for an unknown status filter', async () => {
@@ -104,7 +117,13 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       const { publisherName } = await publisherFactory(registry, `Case-Pub-${Date.now()}`);
       const byName = await registry.api.get(`/api/v1/publishers/${publisherName.toUpperCase()}`);
       expect(byName.status).toBe(200);
-      expect(byName.body).toMatchObject({ name: publisherName, verification_status: 'unverified', package_count: 0, total_downloads: 0, homepage: null });
+      expect(byName.body).toMatchObject({
+        name: publisherName,
+        verification_status: 'unverified',
+        package_count: 0,
+        total_downloads: 0,
+        homepage: null,
+      });
       expect(byName.body.created_at).toMatch(/Z$/);
       expect(byName.body.display_name).toEqual(expect.any(String));
       const byId = await registry.api.get(`/api/v1/publishers/${byName.body.id}`);
@@ -114,7 +133,10 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
     it('keeps the e-mail from anonymous callers', async () => {
       const client = registry.as({ id: `mail-${Date.now()}`, username: 'mailer' });
       const publisherName = `mail-pub-${Date.now()}`;
-      expect((await client.post('/api/v1/auth/register-publisher', { name: publisherName, email: 'team@example.com' })).status).toBe(201);
+      expect(
+        (await client.post('/api/v1/auth/register-publisher', { name: publisherName, email: 'team@example.com' }))
+          .status,
+      ).toBe(201);
       const anonymous = await registry.api.get(`/api/v1/publishers/${publisherName}`);
       expect(anonymous.body).not.toHaveProperty('email');
       expect((await client.get(`/api/v1/publishers/${publisherName}`)).body.email).toBe('team@example.com');
@@ -135,20 +157,35 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       const ticket = await registry.api.get(`/api/v1/packages/Seen-${publisherName}/versions/1.0.0/download`);
       expect((await registry.api.get(ticket.body.url)).status).toBe(200);
 
-      const counted = await eventually(() => registry.api.get(`/api/v1/publishers/${publisherName}`), (r) => r.body.total_downloads === 1);
+      const counted = await eventually(
+        () => registry.api.get(`/api/v1/publishers/${publisherName}`),
+        (r) => r.body.total_downloads === 1,
+      );
       expect(counted.body).toMatchObject({ package_count: 1, total_downloads: 1 });
-      expect((await client.get(`/api/v1/publishers/${publisherName}`)).body).toMatchObject({ package_count: 2, total_downloads: 1 });
+      expect((await client.get(`/api/v1/publishers/${publisherName}`)).body).toMatchObject({
+        package_count: 2,
+        total_downloads: 1,
+      });
 
       expect((await admin.delete(`/api/v1/packages/Seen-${publisherName}`)).status).toBe(204);
-      expect((await registry.api.get(`/api/v1/publishers/${publisherName}`)).body).toMatchObject({ package_count: 0, total_downloads: 0 });
-      expect((await client.get(`/api/v1/publishers/${publisherName}`)).body).toMatchObject({ package_count: 1, total_downloads: 0 });
+      expect((await registry.api.get(`/api/v1/publishers/${publisherName}`)).body).toMatchObject({
+        package_count: 0,
+        total_downloads: 0,
+      });
+      expect((await client.get(`/api/v1/publishers/${publisherName}`)).body).toMatchObject({
+        package_count: 1,
+        total_downloads: 0,
+      });
     });
   });
 
   describe('verification requests', () => {
     it('accepts a request with 202 pending and a request id', async () => {
       const { client, publisherName } = await publisherFactory(registry);
-      const response = await client.post('/api/v1/publishers/verify', { method: 'github', data: { username: 'octocat' } });
+      const response = await client.post('/api/v1/publishers/verify', {
+        method: 'github',
+        data: { username: 'octocat' },
+      });
       expect(response.status).toBe(202);
       expect(response.body).toMatchObject({ status: 'pending', request_id: expect.any(String) });
       expect(await statusOf(publisherName)).toBe('pending');
@@ -156,7 +193,10 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
 
     it('stores the request with its method, data and later its review', async () => {
       const { client, publisherName, id } = await publisherIn('unverified');
-      const submitted = await client.post('/api/v1/publishers/verify', { method: 'domain', data: { domain: 'example.com' } });
+      const submitted = await client.post('/api/v1/publishers/verify', {
+        method: 'domain',
+        data: { domain: 'example.com' },
+      });
       await admin.post(`/api/v1/publishers/admin/${id}/reject`, { notes: 'no TXT record' });
       const detail = await admin.get(`/api/v1/publishers/${publisherName}`);
       expect(detail.body.verification_requests).toHaveLength(1);
@@ -174,7 +214,10 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
 
     it('refuses a second request while one is pending with 409', async () => {
       const { client } = await publisherIn('pending');
-      const response = await client.post('/api/v1/publishers/verify', { method: 'email', data: { email: 'a@example.com' } });
+      const response = await client.post('/api/v1/publishers/verify', {
+        method: 'email',
+        data: { email: 'a@example.com' },
+      });
       expect(response.status).toBe(409);
       expect(response.body.message).toContain('pending');
     });
@@ -189,7 +232,10 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
 
     it('accepts a new request after a rejection', async () => {
       const { client, publisherName } = await publisherIn('rejected');
-      const response = await client.post('/api/v1/publishers/verify', { method: 'github', data: { username: 'again' } });
+      const response = await client.post('/api/v1/publishers/verify', {
+        method: 'github',
+        data: { username: 'again' },
+      });
       expect(response.status).toBe(202);
       expect(await statusOf(publisherName)).toBe('pending');
     });
@@ -222,7 +268,9 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
     });
 
     it('refuses a user without a publisher with 403', async () => {
-      const response = await registry.as({ id: 'no-publisher-user', username: 'nopub' }).post('/api/v1/publishers/verify', { method: 'manual', data: {} });
+      const response = await registry
+        .as({ id: 'no-publisher-user', username: 'nopub' })
+        .post('/api/v1/publishers/verify', { method: 'manual', data: {} });
       expect(response.status).toBe(403);
     });
 
@@ -233,38 +281,56 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
   });
 
   describe('admin transitions', () => {
-    const cases = PREFIXES.flatMap((prefix) => ACTIONS.flatMap((action) => STATUSES.map((from) => ({ prefix, action, from, to: ALLOWED[action][from] ?? null }))));
+    const cases = PREFIXES.flatMap((prefix) =>
+      ACTIONS.flatMap((action) =>
+        STATUSES.map((from) => ({ prefix, action, from, to: ALLOWED[action][from] ?? null })),
+      ),
+    );
 
     it.each(cases.filter((c) => c.to))('$prefix: $action moves $from to $to', async ({ prefix, action, from, to }) => {
       const { id, publisherName } = await publisherIn(from);
       const response = await admin.post(`${prefix}/${id}/${action}`, { notes: `${action} by test` });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ status: 'success', publisher_id: id, verification_status: to, notes: `${action} by test` });
+      expect(response.body).toEqual({
+        status: 'success',
+        publisher_id: id,
+        verification_status: to,
+        notes: `${action} by test`,
+      });
       expect(await statusOf(publisherName)).toBe(to);
     });
 
-    it.each(cases.filter((c) => !c.to))('$prefix: $action from $from is refused with 409 naming the status', async ({ prefix, action, from }) => {
-      const { id, publisherName } = await publisherIn(from);
-      const response = await admin.post(`${prefix}/${id}/${action}`, { notes: 'nope' });
-      expect(response.status).toBe(409);
-      expect(response.body.code).toBe('CONFLICT');
-      expect(response.body.message).toContain(`"${from}"`);
-      expect(await statusOf(publisherName)).toBe(from);
-    });
+    it.each(cases.filter((c) => !c.to))(
+      '$prefix: $action from $from is refused with 409 naming the status',
+      async ({ prefix, action, from }) => {
+        const { id, publisherName } = await publisherIn(from);
+        const response = await admin.post(`${prefix}/${id}/${action}`, { notes: 'nope' });
+        expect(response.status).toBe(409);
+        expect(response.body.code).toBe('CONFLICT');
+        expect(response.body.message).toContain(`"${from}"`);
+        expect(await statusOf(publisherName)).toBe(from);
+      },
+    );
 
-    it.each(PREFIXES.flatMap((prefix) => ACTIONS.map((action) => ({ prefix, action }))))('$prefix: $action is refused to a non-admin with 403', async ({ prefix, action }) => {
-      const { client, id, publisherName } = await publisherIn('pending');
-      const response = await client.post(`${prefix}/${id}/${action}`, {});
-      expect(response.status).toBe(403);
-      expect(response.body.code).toBe('FORBIDDEN');
-      expect(await statusOf(publisherName)).toBe('pending');
-    });
+    it.each(PREFIXES.flatMap((prefix) => ACTIONS.map((action) => ({ prefix, action }))))(
+      '$prefix: $action is refused to a non-admin with 403',
+      async ({ prefix, action }) => {
+        const { client, id, publisherName } = await publisherIn('pending');
+        const response = await client.post(`${prefix}/${id}/${action}`, {});
+        expect(response.status).toBe(403);
+        expect(response.body.code).toBe('FORBIDDEN');
+        expect(await statusOf(publisherName)).toBe('pending');
+      },
+    );
 
-    it.each(PREFIXES.flatMap((prefix) => ACTIONS.map((action) => ({ prefix, action }))))('$prefix: $action of an unknown publisher is 404', async ({ prefix, action }) => {
-      const response = await admin.post(`${prefix}/00000000-0000-0000-0000-000000000000/${action}`, {});
-      expect(response.status).toBe(404);
-      expect(response.body.code).toBe('NOT_FOUND');
-    });
+    it.each(PREFIXES.flatMap((prefix) => ACTIONS.map((action) => ({ prefix, action }))))(
+      '$prefix: $action of an unknown publisher is 404',
+      async ({ prefix, action }) => {
+        const response = await admin.post(`${prefix}/00000000-0000-0000-0000-000000000000/${action}`, {});
+        expect(response.status).toBe(404);
+        expect(response.body.code).toBe('NOT_FOUND');
+      },
+    );
 
     it.each(PREFIXES)('%s: requires a token (401)', async (prefix) => {
       const response = await registry.api.post(`${prefix}/anything/verify`, {});
@@ -295,23 +361,34 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       const response = await admin.get(`${prefix}/pending?per_page=100`);
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ page: 1, per_page: 100 });
-      const mine = response.body.publishers.filter((p: { name: string }) => [first.publisherName, second.publisherName].includes(p.name));
+      const mine = response.body.publishers.filter((p: { name: string }) =>
+        [first.publisherName, second.publisherName].includes(p.name),
+      );
       expect(mine).toEqual([
-        expect.objectContaining({ name: second.publisherName, verification_status: 'pending', method: 'domain', data: { domain: 'second.example' }, request_id: expect.any(String) }),
+        expect.objectContaining({
+          name: second.publisherName,
+          verification_status: 'pending',
+          method: 'domain',
+          data: { domain: 'second.example' },
+          request_id: expect.any(String),
+        }),
         expect.objectContaining({ name: first.publisherName, method: 'github', data: { username: 'first' } }),
       ]);
       const times = response.body.publishers.map((p: { submitted_at: string }) => p.submitted_at);
       expect([...times].sort()).toEqual(times);
     });
 
-    it('carries each publisher\'s fields with id = the publisher id, as the original client reads them', async () => {
+    it("carries each publisher's fields with id = the publisher id, as the original client reads them", async () => {
       const { client, publisherName, id } = await publisherIn('pending');
       await createPackage(client, `Pend-${publisherName}`);
       await createPackage(client, `PendHidden-${publisherName}`, { visibility: 'private' });
       expect((await uploadVersion(client, `Pend-${publisherName}`, '1.0.0')).status).toBe(201);
       const ticket = await registry.api.get(`/api/v1/packages/Pend-${publisherName}/versions/1.0.0/download`);
       expect((await registry.api.get(ticket.body.url)).status).toBe(200);
-      await eventually(() => admin.get(`/api/v1/publishers/${publisherName}`), (r) => r.body.total_downloads === 1);
+      await eventually(
+        () => admin.get(`/api/v1/publishers/${publisherName}`),
+        (r) => r.body.total_downloads === 1,
+      );
 
       const response = await admin.get('/api/v1/packages/admin/pending?per_page=100');
       expect(response.status).toBe(200);
@@ -340,7 +417,9 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       const { publisherName } = await publisherIn('pending');
       const pending = await admin.get('/api/v1/packages/admin/pending?per_page=100');
       const item = pending.body.publishers.find((p: { name: string }) => p.name === publisherName);
-      const response = await admin.post(`/api/v1/packages/admin/${item.id}/verify`, { notes: 'read from the pending list' });
+      const response = await admin.post(`/api/v1/packages/admin/${item.id}/verify`, {
+        notes: 'read from the pending list',
+      });
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ publisher_id: item.id, verification_status: 'verified' });
       expect(await statusOf(publisherName)).toBe('verified');
@@ -398,10 +477,24 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ total: 2, page: 1, per_page: 20 });
       expect(response.body.entries).toEqual([
-        expect.objectContaining({ actor: ADMIN.username, action: 'publisher.suspend', target_type: 'publisher', target: publisherName, notes: 'spam' }),
-        expect.objectContaining({ actor: ADMIN.username, action: 'publisher.verify', target_type: 'publisher', target: publisherName, notes: 'looks right' }),
+        expect.objectContaining({
+          actor: ADMIN.username,
+          action: 'publisher.suspend',
+          target_type: 'publisher',
+          target: publisherName,
+          notes: 'spam',
+        }),
+        expect.objectContaining({
+          actor: ADMIN.username,
+          action: 'publisher.verify',
+          target_type: 'publisher',
+          target: publisherName,
+          notes: 'looks right',
+        }),
       ]);
-      expect(response.body.entries[0]).toEqual(expect.objectContaining({ id: expect.any(String), created_at: expect.stringMatching(/Z$/) }));
+      expect(response.body.entries[0]).toEqual(
+        expect.objectContaining({ id: expect.any(String), created_at: expect.stringMatching(/Z$/) }),
+      );
     });
 
     it('filters by target id as well as by name', async () => {
@@ -425,7 +518,14 @@ describe.each(backends())('publishers and administration on $name', (backend) =>
       await createPackage(client, name);
       expect((await admin.delete(`/api/v1/packages/${name}`)).status).toBe(204);
       const response = await admin.get(`/api/v1/admin/audit?target=${name}`);
-      expect(response.body.entries).toEqual([expect.objectContaining({ actor: ADMIN.username, action: 'package.delete', target_type: 'package', target: name })]);
+      expect(response.body.entries).toEqual([
+        expect.objectContaining({
+          actor: ADMIN.username,
+          action: 'package.delete',
+          target_type: 'package',
+          target: name,
+        }),
+      ]);
     });
 
     it('pages the log', async () => {
@@ -480,7 +580,10 @@ describe.each(backends())('REGISTRY_REQUIRE_VERIFIED_PUBLISHER on $name', (backe
 
   it('refuses an artifact (always public) from an unverified publisher with 403', async () => {
     const { client } = await publisherFactory(registry);
-    const response = await client.post('/api/v1/artifacts', { name: 'app-unverified', artifact_type: 'cli_executable' });
+    const response = await client.post('/api/v1/artifacts', {
+      name: 'app-unverified',
+      artifact_type: 'cli_executable',
+    });
     expect(response.status).toBe(403);
     expect(response.body.message).toMatch(/verified publisher/);
   });

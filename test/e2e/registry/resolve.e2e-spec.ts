@@ -15,14 +15,20 @@ describe.each(backends())('resolve on $name', (backend) => {
   let registry: RegistryUnderTest;
   let owner: ApiClient;
 
-  async function publish(client: ApiClient, name: string, releases: Release[], extra: Record<string, unknown> = {}): Promise<void> {
+  async function publish(
+    client: ApiClient,
+    name: string,
+    releases: Release[],
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
     await createPackage(client, name, extra);
     for (const release of releases) {
       const fields: Record<string, string> = {};
       if (release.dependencies) fields.dependencies = JSON.stringify(release.dependencies);
       if (release.toolbox) fields.toolbox_version = release.toolbox;
       const response = await uploadVersion(client, name, release.version, fields);
-      if (response.status !== 201) throw new Error(`upload ${name} ${release.version}: ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.status !== 201)
+        throw new Error(`upload ${name} ${release.version}: ${response.status} ${JSON.stringify(response.body)}`);
     }
   }
 
@@ -30,7 +36,10 @@ describe.each(backends())('resolve on $name', (backend) => {
     registry = await startRegistry(backend);
     ({ client: owner } = await publisherFactory(registry));
     await publish(owner, 'base', [{ version: '1.0.0' }, { version: '1.4.2' }, { version: '2.0.0' }]);
-    await publish(owner, 'LibCore', [{ version: '1.2.0', dependencies: ['base^1.0'] }, { version: '1.3.0', dependencies: ['base>=1.4,<2.0'] }]);
+    await publish(owner, 'LibCore', [
+      { version: '1.2.0', dependencies: ['base^1.0'] },
+      { version: '1.3.0', dependencies: ['base>=1.4,<2.0'] },
+    ]);
     await publish(owner, 'CloudM', [
       { version: '2.0.0', dependencies: ['libcore^1.2'] },
       { version: '2.1.0', dependencies: ['LibCore~1.3', 'base^1'] },
@@ -42,11 +51,18 @@ describe.each(backends())('resolve on $name', (backend) => {
   });
 
   it('resolves requirement strings with their transitive dependencies', async () => {
-    const response = await registry.api.post('/api/v1/resolve', { requirements: ['CloudM>=2.0.0'], toolbox_version: '1.5.0' });
+    const response = await registry.api.post('/api/v1/resolve', {
+      requirements: ['CloudM>=2.0.0'],
+      toolbox_version: '1.5.0',
+    });
     expect(response.status).toBe(200);
     expect(response.body.success).toBe(true);
     expect(Object.keys(response.body.resolved).sort()).toEqual(['CloudM', 'LibCore', 'base']);
-    expect(response.body.resolved.CloudM).toMatchObject({ name: 'CloudM', version: '2.1.0', dependencies: ['LibCore~1.3', 'base^1'] });
+    expect(response.body.resolved.CloudM).toMatchObject({
+      name: 'CloudM',
+      version: '2.1.0',
+      dependencies: ['LibCore~1.3', 'base^1'],
+    });
     expect(response.body.resolved.LibCore.version).toBe('1.3.0');
     expect(response.body.resolved.base.version).toBe('1.4.2');
     expect(response.body).toMatchObject({ conflicts: [], warnings: [], errors: [] });
@@ -62,33 +78,44 @@ describe.each(backends())('resolve on $name', (backend) => {
   });
 
   it('accepts the packages form with version ranges', async () => {
-    const response = await registry.api.post('/api/v1/resolve', { packages: [{ name: 'base', version: '~1.0.0' }, { name: 'LibCore' }] });
+    const response = await registry.api.post('/api/v1/resolve', {
+      packages: [{ name: 'base', version: '~1.0.0' }, { name: 'LibCore' }],
+    });
     expect(response.body.success).toBe(true);
     // LibCore 1.3.0 needs base >=1.4, which ~1.0.0 excludes: the older LibCore fits.
     expect(response.body.resolved.base.version).toBe('1.0.0');
     expect(response.body.resolved.LibCore.version).toBe('1.2.0');
   });
 
-  it.each([['lib^1.2'], ['x==1.0.0'], ['y'], ['base>=1.0,<2.0'], ['base 1.0.0 - 1.4.2'], ['base >=1 <2 || >=3'], ['base@^1'], ['base~=1.4']])(
-    'understands the requirement form %s',
-    async (requirement) => {
-      const response = await registry.api.post('/api/v1/resolve', { requirements: [requirement] });
-      expect(response.status).toBe(200);
-      expect(typeof response.body.success).toBe('boolean');
-    },
-  );
+  it.each([
+    ['lib^1.2'],
+    ['x==1.0.0'],
+    ['y'],
+    ['base>=1.0,<2.0'],
+    ['base 1.0.0 - 1.4.2'],
+    ['base >=1 <2 || >=3'],
+    ['base@^1'],
+    ['base~=1.4'],
+  ])('understands the requirement form %s', async (requirement) => {
+    const response = await registry.api.post('/api/v1/resolve', { requirements: [requirement] });
+    expect(response.status).toBe(200);
+    expect(typeof response.body.success).toBe('boolean');
+  });
 
   it('picks the highest version a comma-separated set allows', async () => {
     const response = await registry.api.post('/api/v1/resolve', { requirements: ['base>=1.0,<2.0'] });
     expect(response.body.resolved.base.version).toBe('1.4.2');
   });
 
-  it.each([['base>>1'], ['!!!'], ['base^'], ['base@'], ['bad name>=1']])('refuses the malformed requirement %j with 400 naming it', async (requirement) => {
-    const response = await registry.api.post('/api/v1/resolve', { requirements: ['base', requirement] });
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('BAD_REQUEST');
-    expect(response.body.message).toContain(requirement.trim());
-  });
+  it.each([['base>>1'], ['!!!'], ['base^'], ['base@'], ['bad name>=1']])(
+    'refuses the malformed requirement %j with 400 naming it',
+    async (requirement) => {
+      const response = await registry.api.post('/api/v1/resolve', { requirements: ['base', requirement] });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('BAD_REQUEST');
+      expect(response.body.message).toContain(requirement.trim());
+    },
+  );
 
   it('refuses a malformed toolbox_version with 400', async () => {
     const response = await registry.api.post('/api/v1/resolve', { requirements: ['base'], toolbox_version: 'banana' });
@@ -112,7 +139,9 @@ describe.each(backends())('resolve on $name', (backend) => {
     const response = await registry.api.post('/api/v1/resolve', { requirements: ['app', 'cli'] });
     expect(response.body.success).toBe(false);
     expect(response.body.resolved).toEqual({});
-    expect(response.body.conflicts.join('\n')).toMatch(/app 1\.0\.0 needs LibCore \^1\.3.*cli 3\.1\.0 needs LibCore ~1\.2|cli 3\.1\.0 needs LibCore ~1\.2.*app 1\.0\.0 needs LibCore \^1\.3/);
+    expect(response.body.conflicts.join('\n')).toMatch(
+      /app 1\.0\.0 needs LibCore \^1\.3.*cli 3\.1\.0 needs LibCore ~1\.2|cli 3\.1\.0 needs LibCore ~1\.2.*app 1\.0\.0 needs LibCore \^1\.3/,
+    );
     expect(response.body.errors).toEqual(response.body.conflicts);
   });
 
@@ -139,7 +168,10 @@ describe.each(backends())('resolve on $name', (backend) => {
   });
 
   it('reports a conflict when no version supports the host', async () => {
-    const response = await registry.api.post('/api/v1/resolve', { requirements: ['hosted>=2'], toolbox_version: '1.0.0' });
+    const response = await registry.api.post('/api/v1/resolve', {
+      requirements: ['hosted>=2'],
+      toolbox_version: '1.0.0',
+    });
     expect(response.body.success).toBe(false);
     expect(response.body.conflicts.join('\n')).toMatch(/supports toolbox 1\.0\.0/);
   });
@@ -179,14 +211,17 @@ describe.each(backends())('resolve on $name', (backend) => {
 
   it('reads a dependency graph ahead of the resolver, one query per level of the graph', async () => {
     await publish(owner, 'wave-leaf', [{ version: '1.0.0' }, { version: '1.1.0' }]);
-    for (const name of ['wave-b1', 'wave-b2', 'wave-b3']) await publish(owner, name, [{ version: '1.0.0', dependencies: ['wave-leaf^1'] }]);
+    for (const name of ['wave-b1', 'wave-b2', 'wave-b3'])
+      await publish(owner, name, [{ version: '1.0.0', dependencies: ['wave-leaf^1'] }]);
     await publish(owner, 'wave-a1', [{ version: '1.0.0', dependencies: ['wave-b1^1', 'WAVE-B2^1'] }]);
     await publish(owner, 'wave-a2', [{ version: '1.0.0', dependencies: ['wave-b2^1', 'wave-b3^1', 'wave-private^1'] }]);
     await publish(owner, 'wave-private', [{ version: '1.0.0' }], { visibility: 'private' });
     await publish(owner, 'wave-root', [{ version: '1.0.0', dependencies: ['wave-a1^1', 'wave-a2^1'] }]);
 
     // Every statement the registry runs while it answers, through the query runners of its data source.
-    const runner = Object.getPrototypeOf(registry.app.get(DataSource).createQueryRunner()) as { query: (...args: unknown[]) => Promise<unknown> };
+    const runner = Object.getPrototypeOf(registry.app.get(DataSource).createQueryRunner()) as {
+      query: (...args: unknown[]) => Promise<unknown>;
+    };
     const query = runner.query;
     const statements: string[] = [];
     runner.query = function (this: unknown, ...args: unknown[]) {
@@ -201,7 +236,16 @@ describe.each(backends())('resolve on $name', (backend) => {
     const lookups = statements.filter((statement) => /\b(name_lower|package_id)\W*\s+IN\s*\(/.test(statement));
     expect(lookups).toHaveLength(4);
     expect(mine.body.success).toBe(true);
-    expect(Object.keys(mine.body.resolved).sort()).toEqual(['wave-a1', 'wave-a2', 'wave-b1', 'wave-b2', 'wave-b3', 'wave-leaf', 'wave-private', 'wave-root']);
+    expect(Object.keys(mine.body.resolved).sort()).toEqual([
+      'wave-a1',
+      'wave-a2',
+      'wave-b1',
+      'wave-b2',
+      'wave-b3',
+      'wave-leaf',
+      'wave-private',
+      'wave-root',
+    ]);
     expect(mine.body.resolved['wave-leaf'].version).toBe('1.1.0');
     const anonymous = await registry.api.post('/api/v1/resolve', { requirements: ['wave-root'] });
     // Read ahead or not, what the caller may not read stays unknown to it.
@@ -220,14 +264,27 @@ describe.each(backends())('resolve on $name', (backend) => {
 
   describe('check compatibility', () => {
     it('says a version with its dependencies installs on a host', async () => {
-      const response = await registry.api.get('/api/v1/resolve/check?package=CloudM&version=2.1.0&toolbox_version=1.5.0');
+      const response = await registry.api.get(
+        '/api/v1/resolve/check?package=CloudM&version=2.1.0&toolbox_version=1.5.0',
+      );
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ compatible: true, reason: null, package: 'CloudM', version: '2.1.0', warnings: [], conflicts: [] });
+      expect(response.body).toMatchObject({
+        compatible: true,
+        reason: null,
+        package: 'CloudM',
+        version: '2.1.0',
+        warnings: [],
+        conflicts: [],
+      });
       expect(response.body.dependencies).toEqual({ LibCore: '1.3.0', base: '1.4.2' });
     });
 
     it('says why a version does not support the host', async () => {
-      const response = await registry.api.post('/api/v1/resolve/check', { package: 'hosted', version: '2.0.0', toolbox_version: '1.5.0' });
+      const response = await registry.api.post('/api/v1/resolve/check', {
+        package: 'hosted',
+        version: '2.0.0',
+        toolbox_version: '1.5.0',
+      });
       expect(response.status).toBe(200);
       expect(response.body.compatible).toBe(false);
       expect(response.body.reason).toBe('hosted 2.0.0 requires toolbox >=2.0.0, not 1.5.0');

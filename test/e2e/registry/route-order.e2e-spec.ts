@@ -36,7 +36,11 @@ function routesOf(app: INestApplication): Route[] {
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
         for (const prefix of prefixes) {
           for (const path of ([] as string[]).concat(paths)) {
-            routes.push({ method, path: `/${[prefix, path].filter((part) => part && part !== '/').join('/')}`.replace(/\/+/g, '/'), controller: controller.name });
+            routes.push({
+              method,
+              path: `/${[prefix, path].filter((part) => part && part !== '/').join('/')}`.replace(/\/+/g, '/'),
+              controller: controller.name,
+            });
           }
         }
       }
@@ -49,8 +53,12 @@ function routesOf(app: INestApplication): Route[] {
 function overlap(a: string, b: string): boolean {
   const left = a.split('/');
   const right = b.split('/');
-  if (left.some((part) => part.startsWith('*')) || right.some((part) => part.startsWith('*'))) return a.split('/*')[0] === b.split('/*')[0];
-  return left.length === right.length && left.every((part, index) => part === right[index] || part.startsWith(':') || right[index].startsWith(':'));
+  if (left.some((part) => part.startsWith('*')) || right.some((part) => part.startsWith('*')))
+    return a.split('/*')[0] === b.split('/*')[0];
+  return (
+    left.length === right.length &&
+    left.every((part, index) => part === right[index] || part.startsWith(':') || right[index].startsWith(':'))
+  );
 }
 
 /** The registry's root module with its imports in reverse order: feature modules, then the infrastructure. */
@@ -78,22 +86,31 @@ describe.each(backends())('route order on $name', (backend) => {
       dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-order-'));
       const provisioned = await backend.provision();
       dispose = provisioned.dispose;
-      const config = loadConfig({
-        PLATFORM_JWT_SECRET: TEST_SECRET,
-        DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        RATE_LIMIT_ANON_PER_HOUR: '100000',
-        RATE_LIMIT_AUTH_PER_HOUR: '100000',
-        ...provisioned.env,
-      }, { services: ['registry'] });
-      app = await createHttpApp(arrange(RegistryAppModule.forRoot(config)), { ...registryHttpAppOptions(config), logger: ['error'] });
+      const config = loadConfig(
+        {
+          PLATFORM_JWT_SECRET: TEST_SECRET,
+          DATA_DIR: dataDir,
+          HOST: '127.0.0.1',
+          PORT: '0',
+          RATE_LIMIT_ANON_PER_HOUR: '100000',
+          RATE_LIMIT_AUTH_PER_HOUR: '100000',
+          ...provisioned.env,
+        },
+        { services: ['registry'] },
+      );
+      app = await createHttpApp(arrange(RegistryAppModule.forRoot(config)), {
+        ...registryHttpAppOptions(config),
+        logger: ['error'],
+      });
       await app.listen(0, '127.0.0.1');
       const { port } = app.getHttpServer().address() as { port: number };
       const baseUrl = `http://127.0.0.1:${port}`;
       const signer = new TokenVerifier(new JwtService({}), config);
       api = new ApiClient(baseUrl);
-      admin = new ApiClient(baseUrl, signer.sign({ userId: ADMIN.id, username: ADMIN.username, admin: true, ttlSeconds: 3600 }));
+      admin = new ApiClient(
+        baseUrl,
+        signer.sign({ userId: ADMIN.id, username: ADMIN.username, admin: true, ttlSeconds: 3600 }),
+      );
       owner = new ApiClient(baseUrl, signer.sign({ userId: 'order-owner', username: 'order-owner', ttlSeconds: 3600 }));
     });
 
@@ -125,7 +142,9 @@ describe.each(backends())('route order on $name', (backend) => {
       expect(version.status).toBe(200);
       expect(version.body.version).toBe('1.0.0');
 
-      expect((await owner.post('/api/v1/publishers/verify', { method: 'github', data: { username: 'order' } })).status).toBe(202);
+      expect(
+        (await owner.post('/api/v1/publishers/verify', { method: 'github', data: { username: 'order' } })).status,
+      ).toBe(202);
       const pending = await admin.get('/api/v1/packages/admin/pending');
       expect(pending.status).toBe(200);
       const item = pending.body.publishers.find((p: { name: string }) => p.name === 'order-pub');

@@ -37,7 +37,9 @@ describe.each(backends())('search at scale on $name', (backend) => {
     ({ client: owner, publisherName } = await publisherFactory(registry));
     const dataSource = registry.app.get(DataSource);
     const publisher = await dataSource.getRepository(PublisherEntity).findOneByOrFail({ name: publisherName });
-    const second = await dataSource.getRepository(PublisherEntity).findOneByOrFail({ name: (await publisherFactory(registry)).publisherName });
+    const second = await dataSource
+      .getRepository(PublisherEntity)
+      .findOneByOrFail({ name: (await publisherFactory(registry)).publisherName });
     secondPublisherId = second.id;
     const now = new Date();
     const rows = Array.from({ length: PACKAGES }, (_, index) => {
@@ -66,13 +68,21 @@ describe.each(backends())('search at scale on $name', (backend) => {
       };
     });
     for (let start = 0; start < rows.length; start += 200) {
-      await dataSource.createQueryBuilder().insert().into(PackageEntity).values(rows.slice(start, start + 200)).updateEntity(false).execute();
+      await dataSource
+        .createQueryBuilder()
+        .insert()
+        .into(PackageEntity)
+        .values(rows.slice(start, start + 200))
+        .updateEntity(false)
+        .execute();
     }
     // Rows written around the registry, as a bulk import would: indexed the way start-up indexes them.
     expect(await registry.app.get(SearchIndexService).indexMissing()).toBe(PACKAGES);
     // Verification multiplies a package's rank by 1.2, which outweighs ten-fold downloads: the index rows follow it.
     admin = registry.as(ADMIN);
-    expect((await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/verify`, { notes: 'scale test' })).status).toBe(200);
+    expect(
+      (await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/verify`, { notes: 'scale test' })).status,
+    ).toBe(200);
   }, 120_000);
 
   afterAll(async () => {
@@ -109,22 +119,30 @@ describe.each(backends())('search at scale on $name', (backend) => {
   it('lists verified packages first among equals and follows a revoked verification', async () => {
     const verifiedFirst = names(await search('nimbus'));
     expect(verifiedFirst.slice(0, 3).every((name) => bySecondPublisher(Number(name.split('-')[2])))).toBe(true);
-    expect((await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/revoke`, { notes: 'scale test' })).status).toBe(200);
+    expect(
+      (await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/revoke`, { notes: 'scale test' })).status,
+    ).toBe(200);
     for (const query of ['nimbus', 'nimbus forge', 'zenith', 'quasar']) {
       expect(names(await search(query))).toEqual(names(await search(query, '&package_type=mod')));
     }
     expect(names(await search('nimbus'))).not.toEqual(verifiedFirst);
-    expect((await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/verify`, { notes: 'scale test' })).status).toBe(200);
+    expect(
+      (await admin.post(`/api/v1/publishers/admin/${secondPublisherId}/verify`, { notes: 'scale test' })).status,
+    ).toBe(200);
     expect(names(await search('nimbus'))).toEqual(verifiedFirst);
   });
 
-  it('ranks the packages holding both of two common words first, past each word\'s own best rows', async () => {
+  it("ranks the packages holding both of two common words first, past each word's own best rows", async () => {
     // 70 packages hold zenith and orbit; each word alone has 150, read 100 at a time by popularity.
     const fast = await search('zenith orbit', '&per_page=100');
     const exact = await search('zenith orbit', '&per_page=100&package_type=mod');
     expect(fast.total).toBe(230);
     expect(names(fast)).toEqual(names(exact));
-    expect(names(fast).slice(0, 70).every((name) => Number(name.split('-')[2]) >= 100 && Number(name.split('-')[2]) < 170)).toBe(true);
+    expect(
+      names(fast)
+        .slice(0, 70)
+        .every((name) => Number(name.split('-')[2]) >= 100 && Number(name.split('-')[2]) < 170),
+    ).toBe(true);
   });
 
   it('counts the union of the words of a query, exactly under the cap', async () => {
@@ -145,10 +163,14 @@ describe.each(backends())('search at scale on $name', (backend) => {
   it('expands a prefix to a word first written by an update', async () => {
     await createPackage(owner, 'nimbus-edit', { description: 'ordinary words' });
     expect((await search('zenithographic')).total).toBe(0);
-    expect((await owner.patch('/api/v1/packages/nimbus-edit', { description: 'zenithographic survey' })).status).toBe(200);
+    expect((await owner.patch('/api/v1/packages/nimbus-edit', { description: 'zenithographic survey' })).status).toBe(
+      200,
+    );
     expect(names(await search('zenithogr'))).toEqual(['nimbus-edit']);
     // The old word stays in the vocabulary but matches nothing any more.
-    expect((await owner.patch('/api/v1/packages/nimbus-edit', { description: 'ordinary words again' })).status).toBe(200);
+    expect((await owner.patch('/api/v1/packages/nimbus-edit', { description: 'ordinary words again' })).status).toBe(
+      200,
+    );
     expect(await search('zenithogr')).toMatchObject({ results: [], total: 0 });
   });
 });

@@ -35,7 +35,11 @@ describe.each(backends())('search on $name', (backend) => {
   }
 
   it('answers with results and packages as the same array, plus total, query and paging', async () => {
-    await createPackage(owner, 'Aurora', { display_name: 'Aurora Lights', description: 'Renders borealis shaders', keywords: ['graphics'] });
+    await createPackage(owner, 'Aurora', {
+      display_name: 'Aurora Lights',
+      description: 'Renders borealis shaders',
+      keywords: ['graphics'],
+    });
     const response = await registry.api.get('/api/v1/search?q=borealis');
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ total: 1, query: 'borealis', page: 1, per_page: 20 });
@@ -228,11 +232,14 @@ describe.each(backends())('search on $name', (backend) => {
     expect(response.body.code).toBe('UNPROCESSABLE_ENTITY');
   });
 
-  it.each(['per_page=0', 'per_page=101', 'page=0', 'package_type=spaceship'])('rejects %s with 400', async (parameter) => {
-    const response = await registry.api.get(`/api/v1/search?q=x&${parameter}`);
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('BAD_REQUEST');
-  });
+  it.each(['per_page=0', 'per_page=101', 'page=0', 'package_type=spaceship'])(
+    'rejects %s with 400',
+    async (parameter) => {
+      const response = await registry.api.get(`/api/v1/search?q=x&${parameter}`);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('BAD_REQUEST');
+    },
+  );
 
   describe('suggestions', () => {
     it('completes a name prefix', async () => {

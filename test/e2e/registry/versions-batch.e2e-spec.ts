@@ -11,11 +11,15 @@ describe.each(backends())('batch latest versions on $name', (backend) => {
     registry = await startRegistry(backend);
     ({ client: owner } = await publisherFactory(registry));
     await createPackage(owner, 'CloudM');
-    for (const version of ['1.0.0', '1.2.0', '2.0.0-beta.1']) expect((await uploadVersion(owner, 'CloudM', version)).status).toBe(201);
+    for (const version of ['1.0.0', '1.2.0', '2.0.0-beta.1'])
+      expect((await uploadVersion(owner, 'CloudM', version)).status).toBe(201);
     await createPackage(owner, 'empty-lib');
     await createPackage(owner, 'half-yanked');
-    for (const version of ['1.0.0', '1.1.0']) expect((await uploadVersion(owner, 'half-yanked', version)).status).toBe(201);
-    expect((await owner.post('/api/v1/packages/half-yanked/versions/1.1.0/yank', { reason: 'broken' })).status).toBe(200);
+    for (const version of ['1.0.0', '1.1.0'])
+      expect((await uploadVersion(owner, 'half-yanked', version)).status).toBe(201);
+    expect((await owner.post('/api/v1/packages/half-yanked/versions/1.1.0/yank', { reason: 'broken' })).status).toBe(
+      200,
+    );
     await createPackage(owner, 'all-yanked');
     expect((await uploadVersion(owner, 'all-yanked', '1.0.0')).status).toBe(201);
     expect((await owner.post('/api/v1/packages/all-yanked/versions/1.0.0/yank', {})).status).toBe(200);
@@ -46,7 +50,9 @@ describe.each(backends())('batch latest versions on $name', (backend) => {
   });
 
   it('leaves unknown names and names that are not package names out', async () => {
-    const response = await registry.api.get(`/api/v1/versions?names=nope&names=${encodeURIComponent('../etc')}&names=CloudM`);
+    const response = await registry.api.get(
+      `/api/v1/versions?names=nope&names=${encodeURIComponent('../etc')}&names=CloudM`,
+    );
     expect(response.body.versions).toEqual({ CloudM: '1.2.0' });
   });
 
@@ -65,7 +71,9 @@ describe.each(backends())('batch latest versions on $name', (backend) => {
   it('answers unlisted packages by name to signed-in callers only', async () => {
     expect((await registry.api.get('/api/v1/versions?names=unlisted-tool')).body.versions).toEqual({});
     const stranger = (await publisherFactory(registry)).client;
-    expect((await stranger.get('/api/v1/versions?names=unlisted-tool')).body.versions).toEqual({ 'unlisted-tool': '0.5.0' });
+    expect((await stranger.get('/api/v1/versions?names=unlisted-tool')).body.versions).toEqual({
+      'unlisted-tool': '0.5.0',
+    });
   });
 
   it('takes long lists by POST', async () => {
@@ -123,7 +131,9 @@ describe.each(backends())('batch latest versions on $name', (backend) => {
     expect((await uploadVersion(owner, 'moving', '1.0.0')).status).toBe(201);
     const before = await registry.api.get('/api/v1/versions?names=moving');
     expect((await uploadVersion(owner, 'moving', '1.1.0')).status).toBe(201);
-    const after = await registry.api.get('/api/v1/versions?names=moving', { 'if-none-match': before.headers.get('etag')! });
+    const after = await registry.api.get('/api/v1/versions?names=moving', {
+      'if-none-match': before.headers.get('etag')!,
+    });
     expect(after.status).toBe(200);
     expect(after.body.versions).toEqual({ moving: '1.1.0' });
   });

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import { eventually } from '../../support/eventually.js';
-import { ADMIN, createPackage, publisherFactory, samplePackageZip, uploadVersion } from '../../support/registry-fixtures.js';
+import {
+  ADMIN,
+  createPackage,
+  publisherFactory,
+  samplePackageZip,
+  uploadVersion,
+} from '../../support/registry-fixtures.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -24,7 +30,13 @@ describe.each(backends())('package versions on $name', (backend) => {
       const zip = samplePackageZip('one');
       const response = await uploadVersion(client, 'UpOne', '1.0.0', {}, zip);
       expect(response.status).toBe(201);
-      expect(response.body).toMatchObject({ status: 'uploaded', package: 'UpOne', version: '1.0.0', size: zip.length, checksum_sha256: sha256(zip) });
+      expect(response.body).toMatchObject({
+        status: 'uploaded',
+        package: 'UpOne',
+        version: '1.0.0',
+        size: zip.length,
+        checksum_sha256: sha256(zip),
+      });
       expect(response.body.published_at).toMatch(/Z$/);
       const file = await registry.api.get(response.body.download_url);
       expect(file.status).toBe(200);
@@ -43,7 +55,11 @@ describe.each(backends())('package versions on $name', (backend) => {
       expect(response.status).toBe(201);
       const detail = await registry.api.get('/api/v1/packages/UpTwo/versions/2.1.0', { accept: 'application/json' });
       expect(detail.status).toBe(200);
-      expect(detail.body).toMatchObject({ version: '2.1.0', toolbox_version: '>=0.1.0 <1.0.0', dependencies: ['lib>=1.2.0', 'other^2.0.0'] });
+      expect(detail.body).toMatchObject({
+        version: '2.1.0',
+        toolbox_version: '>=0.1.0 <1.0.0',
+        dependencies: ['lib>=1.2.0', 'other^2.0.0'],
+      });
       expect(detail.body.download_url).toContain('/api/v1/files/');
     });
 
@@ -158,8 +174,12 @@ describe.each(backends())('package versions on $name', (backend) => {
       await createPackage(owner.client, 'YankGuard');
       await uploadVersion(owner.client, 'YankGuard', '1.0.0');
       const other = await publisherFactory(registry);
-      expect((await other.client.post('/api/v1/packages/YankGuard/versions/1.0.0/yank', { reason: 'x' })).status).toBe(403);
-      const admin = await registry.as(ADMIN).post('/api/v1/packages/YankGuard/versions/1.0.0/yank', { reason: 'policy' });
+      expect((await other.client.post('/api/v1/packages/YankGuard/versions/1.0.0/yank', { reason: 'x' })).status).toBe(
+        403,
+      );
+      const admin = await registry
+        .as(ADMIN)
+        .post('/api/v1/packages/YankGuard/versions/1.0.0/yank', { reason: 'policy' });
       expect(admin.status).toBe(200);
       expect(admin.body.yanked).toBe(true);
     });
@@ -185,7 +205,13 @@ describe.each(backends())('package versions on $name', (backend) => {
     it('returns a signed URL with expiry, size, checksum and filename', async () => {
       const response = await registry.api.get('/api/v1/packages/Fetchable/versions/1.0.0/download');
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ expires_in: 600, size: zip.length, checksum_sha256: sha256(zip), filename: 'Fetchable-1.0.0.zip', yanked: false });
+      expect(response.body).toMatchObject({
+        expires_in: 600,
+        size: zip.length,
+        checksum_sha256: sha256(zip),
+        filename: 'Fetchable-1.0.0.zip',
+        yanked: false,
+      });
       expect(response.body.url).toMatch(/\/api\/v1\/files\/.+\?expires=\d+&signature=[0-9a-f]{64}$/);
     });
 
@@ -198,11 +224,17 @@ describe.each(backends())('package versions on $name', (backend) => {
 
     it('refuses a tampered signed URL with 403', async () => {
       const ticket = await registry.api.get('/api/v1/packages/Fetchable/versions/1.0.0/download');
-      const tampered = ticket.body.url.replace(/signature=(.)/, (_: string, c: string) => `signature=${c === 'a' ? 'b' : 'a'}`);
+      const tampered = ticket.body.url.replace(
+        /signature=(.)/,
+        (_: string, c: string) => `signature=${c === 'a' ? 'b' : 'a'}`,
+      );
       const response = await registry.api.get(tampered);
       expect(response.status).toBe(403);
       expect(response.body.code).toBe('FORBIDDEN');
-      const laterExpiry = ticket.body.url.replace(/expires=(\d+)/, (_: string, e: string) => `expires=${Number(e) + 1000}`);
+      const laterExpiry = ticket.body.url.replace(
+        /expires=(\d+)/,
+        (_: string, e: string) => `expires=${Number(e) + 1000}`,
+      );
       expect((await registry.api.get(laterExpiry)).status).toBe(403);
     });
 
@@ -232,9 +264,13 @@ describe.each(backends())('package versions on $name', (backend) => {
       expect(partial.status).toBe(206);
       expect(partial.headers.get('content-range')).toBe(`bytes 10-19/${zip.length}`);
       expect(partial.bytes.equals(zip.subarray(10, 20))).toBe(true);
-      const notModified = await registry.api.get('/api/v1/packages/Fetchable/versions/1.0.0', { 'if-none-match': `"${sha256(zip)}"` });
+      const notModified = await registry.api.get('/api/v1/packages/Fetchable/versions/1.0.0', {
+        'if-none-match': `"${sha256(zip)}"`,
+      });
       expect(notModified.status).toBe(304);
-      const unsatisfiable = await registry.api.get('/api/v1/packages/Fetchable/versions/1.0.0', { range: `bytes=${zip.length + 10}-` });
+      const unsatisfiable = await registry.api.get('/api/v1/packages/Fetchable/versions/1.0.0', {
+        range: `bytes=${zip.length + 10}-`,
+      });
       expect(unsatisfiable.status).toBe(416);
     });
 
@@ -247,7 +283,10 @@ describe.each(backends())('package versions on $name', (backend) => {
       await registry.api.get(ticket.body.url);
       // A ticket alone is not a download.
       await registry.api.get('/api/v1/packages/Counted/versions/1.0.0/download');
-      const detail = await eventually(() => registry.api.get('/api/v1/packages/Counted'), (r) => r.body.total_downloads === 2);
+      const detail = await eventually(
+        () => registry.api.get('/api/v1/packages/Counted'),
+        (r) => r.body.total_downloads === 2,
+      );
       expect(detail.body.total_downloads).toBe(2);
       expect(detail.body.downloads).toBe(2);
       expect(detail.body.versions[0].downloads).toBe(2);

@@ -39,25 +39,46 @@ describe.each(backends())('uploaded ZIP checks on $name', (backend) => {
     ['a backslash', () => zipBuilder().addRaw('dir\\file.txt', 'x').build(), /dir/],
     ['a NUL character', () => zipBuilder().addRaw('bad\u0000name.txt', 'x').build(), /bad/],
     ['a control character', () => zipBuilder().addRaw('bell\u0007.txt', 'x').build(), /bell/],
-    ['a name longer than 255', () => zipBuilder().add(`${'n'.repeat(256)}.txt`, 'x').build(), /nnnn/],
-    ['case-insensitive duplicates', () => zipBuilder().add('Readme.md', 'a').add('README.md', 'b').build(), /README\.md|Readme\.md/],
+    [
+      'a name longer than 255',
+      () =>
+        zipBuilder()
+          .add(`${'n'.repeat(256)}.txt`, 'x')
+          .build(),
+      /nnnn/,
+    ],
+    [
+      'case-insensitive duplicates',
+      () => zipBuilder().add('Readme.md', 'a').add('README.md', 'b').build(),
+      /README\.md|Readme\.md/,
+    ],
     ['a symlink', () => zipBuilder().add('ok.txt', 'x').withSymlink('evil-link', '/etc/passwd').build(), /evil-link/],
     ['a device file', () => zipBuilder().withSpecialFile('dev-null', 'characterDevice').build(), /dev-null/],
     ['an encrypted entry', () => zipBuilder().withEncryptedEntry('secret.txt').build(), /secret\.txt/],
     ['an unsupported compression method', () => zipBuilder().withMethod('lzma.bin', 14).build(), /lzma\.bin/],
     ['a lying declared size', () => zipBuilder().withLyingSize('liar.txt', 'x'.repeat(5000), 10).build(), /liar\.txt/],
-    ['a per-entry ratio above 100', () => zipBuilder().addZeros('zeros.bin', 8 * 1024 * 1024).build(), /zeros\.bin/],
+    [
+      'a per-entry ratio above 100',
+      () =>
+        zipBuilder()
+          .addZeros('zeros.bin', 8 * 1024 * 1024)
+          .build(),
+      /zeros\.bin/,
+    ],
   ];
 
-  it.each(rejections)('rejects %s with 422 ZIP_REJECTED naming the entry and stores nothing', async (_case, build, entryPattern) => {
-    const objectsBefore = await listFiles(join(registry.dataDir, 'objects'));
-    const response = await uploadVersion(client, 'ZipTarget', '1.0.0', {}, build());
-    expect(response.status).toBe(422);
-    expect(response.body.code).toBe('ZIP_REJECTED');
-    expect(response.body.detail).toMatch(entryPattern);
-    expect(await listFiles(join(registry.dataDir, 'objects'))).toEqual(objectsBefore);
-    expect((await registry.api.get('/api/v1/packages/ZipTarget')).body.versions).toEqual([]);
-  });
+  it.each(rejections)(
+    'rejects %s with 422 ZIP_REJECTED naming the entry and stores nothing',
+    async (_case, build, entryPattern) => {
+      const objectsBefore = await listFiles(join(registry.dataDir, 'objects'));
+      const response = await uploadVersion(client, 'ZipTarget', '1.0.0', {}, build());
+      expect(response.status).toBe(422);
+      expect(response.body.code).toBe('ZIP_REJECTED');
+      expect(response.body.detail).toMatch(entryPattern);
+      expect(await listFiles(join(registry.dataDir, 'objects'))).toEqual(objectsBefore);
+      expect((await registry.api.get('/api/v1/packages/ZipTarget')).body.versions).toEqual([]);
+    },
+  );
 
   it('leaves no temporary upload file behind after a rejection', async () => {
     const before = await uploadTemps();
@@ -85,7 +106,10 @@ describe.each(backends())('uploaded ZIP checks on $name', (backend) => {
     try {
       const owner = await publisherFactory(small);
       await createPackage(owner.client, 'TooBig');
-      const zip = zipBuilder().addRandom('a.bin', 40 * 1024).addRandom('b.bin', 40 * 1024).build();
+      const zip = zipBuilder()
+        .addRandom('a.bin', 40 * 1024)
+        .addRandom('b.bin', 40 * 1024)
+        .build();
       const response = await uploadVersion(owner.client, 'TooBig', '1.0.0', {}, zip);
       expect(response.status).toBe(422);
       expect(response.body.code).toBe('ZIP_REJECTED');
@@ -96,7 +120,9 @@ describe.each(backends())('uploaded ZIP checks on $name', (backend) => {
 
   it('answers 413 for an upload over the size cap and stores nothing', async () => {
     const objectsBefore = await listFiles(join(registry.dataDir, 'objects'));
-    const big = zipBuilder().addRandom('big.bin', 3 * 1024 * 1024).build();
+    const big = zipBuilder()
+      .addRandom('big.bin', 3 * 1024 * 1024)
+      .build();
     const response = await uploadVersion(client, 'ZipTarget', '1.0.0', {}, big);
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');

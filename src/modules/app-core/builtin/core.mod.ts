@@ -11,7 +11,9 @@ export function packageVersion(): string {
   let directory = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     try {
-      return (JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+      return (
+        (JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0'
+      );
     } catch {
       const parent = dirname(directory);
       if (parent === directory) return '0.0.0';
@@ -34,11 +36,22 @@ export class CoreMod {
   /** The platform version, the Node.js version and the app id. */
   @Export({ name: 'version', api: true, helper: 'platform and runtime versions', memoryCache: true })
   versionInfo(): { version: string; node: string; app_id: string; virtual_mode: boolean } {
-    return { version: this.version, node: process.version, app_id: this.options.appId, virtual_mode: this.options.virtualMode ?? false };
+    return {
+      version: this.version,
+      node: process.version,
+      app_id: this.options.appId,
+      virtual_mode: this.options.virtualMode ?? false,
+    };
   }
 
   /** Resource metrics of this process (uptime, memory, CPU, disk and network I/O, descriptors). */
-  @Export({ name: 'footprint', api: true, level: 1, helper: 'resource metrics of this process', samples: [{ kwargs: { update_tracking: false } }] })
+  @Export({
+    name: 'footprint',
+    api: true,
+    level: 1,
+    helper: 'resource metrics of this process',
+    samples: [{ kwargs: { update_tracking: false } }],
+  })
   footprint({ update_tracking = true }: { update_tracking?: boolean } = {}): Promise<Footprint> {
     return this.tracker.footprint({ updateTracking: update_tracking });
   }

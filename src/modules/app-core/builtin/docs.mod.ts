@@ -48,8 +48,22 @@ export class DocsMod {
     tags,
     max_results = 25,
     format_type = 'structured',
-  }: { query?: string; section_id?: string; file_path?: string; tags?: string[]; max_results?: number; format_type?: 'structured' | 'markdown' } = {}) {
-    return this.docs.docsReader({ query, sectionId: section_id, filePath: file_path, tags, maxResults: max_results, formatType: format_type });
+  }: {
+    query?: string;
+    section_id?: string;
+    file_path?: string;
+    tags?: string[];
+    max_results?: number;
+    format_type?: 'structured' | 'markdown';
+  } = {}) {
+    return this.docs.docsReader({
+      query,
+      sectionId: section_id,
+      filePath: file_path,
+      tags,
+      maxResults: max_results,
+      formatType: format_type,
+    });
   }
 
   /** Creates docs files and adds, updates or deletes sections (inside the docs root only). */
@@ -78,7 +92,14 @@ export class DocsMod {
     title,
     content,
     level,
-  }: { action: DocsWriterAction; file_path?: string; section_id?: string; title?: string; content?: string; level?: number }) {
+  }: {
+    action: DocsWriterAction;
+    file_path?: string;
+    section_id?: string;
+    title?: string;
+    content?: string;
+    level?: number;
+  }) {
     return this.docs.docsWriter({ action, filePath: file_path, sectionId: section_id, title, content, level });
   }
 
@@ -106,8 +127,22 @@ export class DocsMod {
     language,
     include_code = false,
     max_results = 25,
-  }: { name?: string; element_type?: CodeElement['element_type']; file_path?: string; language?: CodeElement['language']; include_code?: boolean; max_results?: number } = {}) {
-    return this.docs.docsLookup({ name, elementType: element_type, filePath: file_path, language, includeCode: include_code, maxResults: max_results });
+  }: {
+    name?: string;
+    element_type?: CodeElement['element_type'];
+    file_path?: string;
+    language?: CodeElement['language'];
+    include_code?: boolean;
+    max_results?: number;
+  } = {}) {
+    return this.docs.docsLookup({
+      name,
+      elementType: element_type,
+      filePath: file_path,
+      language,
+      includeCode: include_code,
+      maxResults: max_results,
+    });
   }
 
   /** Suggests what to document next. */

@@ -80,7 +80,11 @@ describe('parseCode (TypeScript)', () => {
   });
 
   it('attaches doc comments across decorators', () => {
-    expect([byName('add').docstring, byName('Service').docstring, byName('Service.run').docstring]).toEqual(['Adds numbers.', 'A service.', 'Runs it.']);
+    expect([byName('add').docstring, byName('Service').docstring, byName('Service.run').docstring]).toEqual([
+      'Adds numbers.',
+      'A service.',
+      'Runs it.',
+    ]);
   });
 
   it('ends elements at their closing brace despite braces in strings', () => {
@@ -95,7 +99,12 @@ describe('parseCode (TypeScript)', () => {
   });
 
   it('marks exported elements and private methods', () => {
-    expect([byName('add').exported, byName('hidden').exported, byName('Service.run').exported, byName('Service.helper').exported]).toEqual([true, false, true, false]);
+    expect([
+      byName('add').exported,
+      byName('hidden').exported,
+      byName('Service.run').exported,
+      byName('Service.helper').exported,
+    ]).toEqual([true, false, true, false]);
   });
 });
 
@@ -127,6 +136,12 @@ describe('parseCode (Python)', () => {
 
 describe('languageOf', () => {
   it('recognises languages and skips declaration files', () => {
-    expect([languageOf('a.ts'), languageOf('a.mjs'), languageOf('a.py'), languageOf('a.d.ts'), languageOf('a.md')]).toEqual(['typescript', 'javascript', 'python', undefined, undefined]);
+    expect([
+      languageOf('a.ts'),
+      languageOf('a.mjs'),
+      languageOf('a.py'),
+      languageOf('a.d.ts'),
+      languageOf('a.md'),
+    ]).toEqual(['typescript', 'javascript', 'python', undefined, undefined]);
   });
 });

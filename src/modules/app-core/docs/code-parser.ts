@@ -57,7 +57,8 @@ export function maskScript(text: string): { masked: string; docComments: Map<num
     } else if (char === '/' && next === '*') {
       const end = text.indexOf('*/', index + 2);
       const stop = end === -1 ? text.length : end + 2;
-      if (text[index + 2] === '*' && text[index + 3] !== '/') docComments.set(lineOfOffset(text, stop - 1), cleanDocComment(text.slice(index, stop)));
+      if (text[index + 2] === '*' && text[index + 3] !== '/')
+        docComments.set(lineOfOffset(text, stop - 1), cleanDocComment(text.slice(index, stop)));
       blank(index, stop);
       index = stop - 1;
     } else if (char === '"' || char === "'" || char === '`') {
@@ -70,7 +71,10 @@ export function maskScript(text: string): { masked: string; docComments: Map<num
       blank(index + 1, end);
       index = end;
       previousSignificant = char;
-    } else if (char === '/' && (/[=(,:[!&|?{};]|^$/.test(previousSignificant) || REGEX_KEYWORDS.test(text.slice(Math.max(0, index - 12), index)))) {
+    } else if (
+      char === '/' &&
+      (/[=(,:[!&|?{};]|^$/.test(previousSignificant) || REGEX_KEYWORDS.test(text.slice(Math.max(0, index - 12), index)))
+    ) {
       // A regular expression literal can only follow an operator or an opening bracket.
       let end = index + 1;
       let inClass = false;
@@ -108,14 +112,35 @@ function cleanDocComment(comment: string): string {
     .trim();
 }
 
-const MODIFIERS = '(?:(?:public|private|protected|static|async|readonly|override|abstract|declare|get|set|accessor)\\s+)*';
+const MODIFIERS =
+  '(?:(?:public|private|protected|static|async|readonly|override|abstract|declare|get|set|accessor)\\s+)*';
 const CLASS_LINE = /^\s*(export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+([A-Za-z_$][\w$]*)/;
 const FUNCTION_LINE = /^\s*(export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)/;
-const ARROW_LINE = /^\s*(export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:\([^)]*\)|[A-Za-z_$][\w$]*|\()\s*(?::[^=]*)?=>?/;
+const ARROW_LINE =
+  /^\s*(export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:\([^)]*\)|[A-Za-z_$][\w$]*|\()\s*(?::[^=]*)?=>?/;
 const INTERFACE_LINE = /^\s*(export\s+)?(?:declare\s+)?interface\s+([A-Za-z_$][\w$]*)/;
 const TYPE_LINE = /^\s*(export\s+)?(?:declare\s+)?type\s+([A-Za-z_$][\w$]*)\s*(?:<[^=]*>)?\s*=/;
 const METHOD_LINE = new RegExp(`^\\s*${MODIFIERS}\\*?\\s*(#?[A-Za-z_$][\\w$]*)\\s*[?!]?\\s*(?:<[^(]*>)?\\s*\\(`);
-const NOT_METHODS = new Set(['if', 'for', 'while', 'switch', 'catch', 'return', 'function', 'new', 'await', 'typeof', 'super', 'this', 'else', 'do', 'yield', 'throw', 'delete', 'void']);
+const NOT_METHODS = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'return',
+  'function',
+  'new',
+  'await',
+  'typeof',
+  'super',
+  'this',
+  'else',
+  'do',
+  'yield',
+  'throw',
+  'delete',
+  'void',
+]);
 
 function parseScript(text: string, filePath: string, language: 'typescript' | 'javascript'): CodeElement[] {
   const { masked, docComments } = maskScript(text.replace(/\r\n?/g, '\n'));
@@ -169,7 +194,8 @@ function parseScript(text: string, filePath: string, language: 'typescript' | 'j
             break;
           }
         }
-        if (depth > 0 && elementType !== undefined && elementType !== 'class' && elementType !== 'function') elementType = undefined;
+        if (depth > 0 && elementType !== undefined && elementType !== 'class' && elementType !== 'function')
+          elementType = undefined;
         if (depth > 0 && elementType === 'function') elementType = undefined; // nested helpers are not API
         if (depth > 0 && elementType === 'class') elementType = undefined;
       }
@@ -179,7 +205,12 @@ function parseScript(text: string, filePath: string, language: 'typescript' | 'j
       const { endOffset, bodyOffset } = findElementEnd(masked, startOffset);
       const endLine = lineOfOffsetFromTable(lineOffsets, endOffset);
       const signatureEnd = bodyOffset ?? endOffset + 1;
-      const signature = text.replace(/\r\n?/g, '\n').slice(startOffset, signatureEnd).replace(/\s+/g, ' ').replace(/[\s{;=]+$/, '').trim();
+      const signature = text
+        .replace(/\r\n?/g, '\n')
+        .slice(startOffset, signatureEnd)
+        .replace(/\s+/g, ' ')
+        .replace(/[\s{;=]+$/, '')
+        .trim();
       const docstring = docLine >= 0 && onlyDecoratorsBetween(maskedLines, docLine, lineIndex) ? pendingDoc : '';
       const parent = elementType === 'method' ? enclosingClass!.name : null;
       const qualifiedName = parent ? `${parent}.${name}` : name;
@@ -274,7 +305,8 @@ function findElementEnd(masked: string, start: number): { endOffset: number; bod
       if (depth === 0 && char === '}' && bodyOffset !== undefined) {
         // `const x = () => { … };` and `type X = { … } & Y;` may go on after the brace.
         const rest = /^[ \t]*([;,)]|[&|]|$)/m.exec(masked.slice(index + 1));
-        if (!rest || rest[1] === '' || rest[1] === ';' || rest[1] === ',' || rest[1] === ')') return { endOffset: index, bodyOffset };
+        if (!rest || rest[1] === '' || rest[1] === ';' || rest[1] === ',' || rest[1] === ')')
+          return { endOffset: index, bodyOffset };
       }
       if (depth < 0) return { endOffset: index, bodyOffset };
     } else if (char === ';' && depth === 0) {
@@ -282,7 +314,11 @@ function findElementEnd(masked: string, start: number): { endOffset: number; bod
     } else if (char === '\n' && depth === 0 && index > start) {
       const before = masked.slice(start, index).trimEnd();
       const after = masked.slice(index + 1).match(/^\s*(\S)/)?.[1] ?? '';
-      const continues = angle > 0 || /[=|&,(:<>+\-*/?.]$/.test(before) || /^[|&.?:=)>]/.test(after) || (sawArrow && bodyOffset === undefined && /=>$/.test(before));
+      const continues =
+        angle > 0 ||
+        /[=|&,(:<>+\-*/?.]$/.test(before) ||
+        /^[|&.?:=)>]/.test(after) ||
+        (sawArrow && bodyOffset === undefined && /=>$/.test(before));
       if (!continues && bodyOffset === undefined && before.length > 0 && !/^\s*$/.test(before)) {
         // A declaration head without body yet (`class X extends Y` with `{` on the next line).
         if (after === '{') continue;
@@ -334,7 +370,11 @@ function parsePython(text: string, filePath: string): CodeElement[] {
     const nestedInFunction = scopes.some((scope) => scope.kind === 'def');
     scopes.push({ name, indent, kind: definition ? 'def' : 'class' });
     if (nestedInFunction) continue;
-    const elementType: CodeElement['element_type'] = classMatch ? 'class' : enclosing?.kind === 'class' ? 'method' : 'function';
+    const elementType: CodeElement['element_type'] = classMatch
+      ? 'class'
+      : enclosing?.kind === 'class'
+        ? 'method'
+        : 'function';
     // The header ends at the `:` outside brackets.
     let headerEnd = index;
     let depth = 0;
@@ -403,7 +443,10 @@ function pythonDocstring(lines: string[], from: number, to: number): string {
 }
 
 function dedent(lines: string[]): string {
-  const indents = lines.slice(1).filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length);
+  const indents = lines
+    .slice(1)
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.length - line.trimStart().length);
   const common = indents.length > 0 ? Math.min(...indents) : 0;
   return [lines[0], ...lines.slice(1).map((line) => line.slice(common))].join('\n');
 }

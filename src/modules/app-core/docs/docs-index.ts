@@ -84,7 +84,11 @@ export class DocsIndex {
     const found = new Set<string>();
     const markdownFiles = await walk(this.docsRoot, (path) => /\.(md|markdown)$/i.test(path));
     const codeFiles = (
-      await Promise.all(this.options.sourceRoots.map((root) => walk(resolve(root), (path) => languageOf(path) !== undefined && !TEST_FILE.test(path))))
+      await Promise.all(
+        this.options.sourceRoots.map((root) =>
+          walk(resolve(root), (path) => languageOf(path) !== undefined && !TEST_FILE.test(path)),
+        ),
+      )
     ).flat();
     for (const [absolutePath, kind] of [
       ...markdownFiles.map((path) => [path, 'markdown'] as const),
@@ -109,7 +113,10 @@ export class DocsIndex {
   }
 
   /** Re-reads one file (parsing it only when its content changed); returns whether it was parsed. */
-  async refreshFile(absolutePath: string, kind: 'markdown' | 'code' = /\.(md|markdown)$/i.test(absolutePath) ? 'markdown' : 'code'): Promise<boolean> {
+  async refreshFile(
+    absolutePath: string,
+    kind: 'markdown' | 'code' = /\.(md|markdown)$/i.test(absolutePath) ? 'markdown' : 'code',
+  ): Promise<boolean> {
     const path = this.relativePath(absolutePath);
     const previous = this.files.get(path);
     let info;
@@ -144,7 +151,11 @@ export class DocsIndex {
   }
 
   async save(): Promise<void> {
-    const stored: StoredIndex = { version: INDEX_VERSION, built_at: new Date().toISOString(), files: Object.fromEntries(this.files) };
+    const stored: StoredIndex = {
+      version: INDEX_VERSION,
+      built_at: new Date().toISOString(),
+      files: Object.fromEntries(this.files),
+    };
     await writeFileAtomically(this.options.indexPath, JSON.stringify(stored));
   }
 

@@ -44,6 +44,8 @@ describe('SearchIndex', () => {
   });
 
   it('applies the filter', () => {
-    expect(index.search('registry', (document) => document.title !== 'Registry').map((hit) => hit.document.title)).toEqual(['Installing mods']);
+    expect(
+      index.search('registry', (document) => document.title !== 'Registry').map((hit) => hit.document.title),
+    ).toEqual(['Installing mods']);
   });
 });

@@ -29,7 +29,9 @@ describe('resolveDocsPath', () => {
   });
 
   it('refuses absolute paths', async () => {
-    expect(await resolveDocsPath(root, '/etc/passwd.md')).toEqual({ error: 'file_path must be relative to the docs root' });
+    expect(await resolveDocsPath(root, '/etc/passwd.md')).toEqual({
+      error: 'file_path must be relative to the docs root',
+    });
   });
 
   it('refuses paths through a link leading outside', async () => {
@@ -53,7 +55,12 @@ describe('section edits', () => {
 
   it('inserts a section after another one', () => {
     const updated = addSectionToText(text, 'Between', 'Middle.', 2, first);
-    expect(parseMarkdown(updated, 'a.md').map((section) => section.title)).toEqual(['Title', 'First', 'Between', 'Second']);
+    expect(parseMarkdown(updated, 'a.md').map((section) => section.title)).toEqual([
+      'Title',
+      'First',
+      'Between',
+      'Second',
+    ]);
   });
 
   it('replaces the content of a section and keeps the others', () => {

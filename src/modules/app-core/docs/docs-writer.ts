@@ -6,10 +6,14 @@ import type { MarkdownSection } from './markdown-parser.js';
  * Resolves a docs-relative path inside `docsRoot`, or explains why not: absolute paths, `..` escapes,
  * NUL bytes, links (anywhere along the path) and non-Markdown files are refused.
  */
-export async function resolveDocsPath(docsRoot: string, filePath: unknown): Promise<{ path: string } | { error: string }> {
+export async function resolveDocsPath(
+  docsRoot: string,
+  filePath: unknown,
+): Promise<{ path: string } | { error: string }> {
   if (typeof filePath !== 'string' || filePath.trim() === '') return { error: 'file_path is required' };
   if (filePath.includes('\0')) return { error: 'file_path contains a NUL byte' };
-  if (isAbsolute(filePath) || /^[a-zA-Z]:[\\/]/.test(filePath)) return { error: 'file_path must be relative to the docs root' };
+  if (isAbsolute(filePath) || /^[a-zA-Z]:[\\/]/.test(filePath))
+    return { error: 'file_path must be relative to the docs root' };
   if (!/\.(md|markdown)$/i.test(filePath)) return { error: 'only Markdown files (.md) can be written' };
   const root = resolve(docsRoot);
   const target = resolve(root, normalize(filePath));
@@ -52,7 +56,13 @@ export function headerLine(title: string, level: number): string {
 }
 
 /** Appends a section at the end, or right after the section `after` when given. */
-export function addSectionToText(text: string, title: string, content: string, level: number, after?: MarkdownSection): string {
+export function addSectionToText(
+  text: string,
+  title: string,
+  content: string,
+  level: number,
+  after?: MarkdownSection,
+): string {
   const block = [headerLine(title, level), '', content.trimEnd()].join('\n').trimEnd();
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   if (!after) {
@@ -66,7 +76,11 @@ export function addSectionToText(text: string, title: string, content: string, l
 }
 
 /** Replaces a section's title and/or content in place (its header becomes an ATX header). */
-export function updateSectionInText(text: string, section: MarkdownSection, changes: { title?: string; content?: string }): string {
+export function updateSectionInText(
+  text: string,
+  section: MarkdownSection,
+  changes: { title?: string; content?: string },
+): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const replacement: string[] = [];
   if (section.level > 0) replacement.push(headerLine(changes.title ?? section.title, section.level), '');

@@ -59,7 +59,11 @@ const elapsed = (started: number) => Math.round((performance.now() - started) * 
 function matchesPath(indexPath: string, filter: string | undefined): boolean {
   if (!filter) return true;
   const wanted = filter.replace(/\\/g, '/').replace(/^\.\//, '');
-  return indexPath === wanted || indexPath.endsWith(`/${wanted}`) || indexPath.startsWith(wanted.endsWith('/') ? wanted : `${wanted}/`);
+  return (
+    indexPath === wanted ||
+    indexPath.endsWith(`/${wanted}`) ||
+    indexPath.startsWith(wanted.endsWith('/') ? wanted : `${wanted}/`)
+  );
 }
 
 /**
@@ -95,10 +99,12 @@ export class DocsService {
     await this.ready();
     const maxResults = Math.max(1, request.maxResults ?? 25);
     const formatType = request.formatType ?? 'structured';
-    if (formatType !== 'structured' && formatType !== 'markdown') return { error: `unknown format_type '${formatType}'` };
+    if (formatType !== 'structured' && formatType !== 'markdown')
+      return { error: `unknown format_type '${formatType}'` };
     const wantedTags = (request.tags ?? []).map((tag) => tag.replace(/^#/, '').toLowerCase());
     const accept = (section: MarkdownSection) =>
-      matchesPath(section.file_path, request.filePath) && (wantedTags.length === 0 || section.tags.some((tag) => wantedTags.includes(tag)));
+      matchesPath(section.file_path, request.filePath) &&
+      (wantedTags.length === 0 || section.tags.some((tag) => wantedTags.includes(tag)));
 
     let sections: Array<{ section: MarkdownSection; score: number | null }>;
     let elements: Array<{ element: CodeElement; score: number }> = [];
@@ -107,7 +113,10 @@ export class DocsService {
       if (!section) return { error: `section '${request.sectionId}' not found` };
       sections = [{ section, score: null }];
     } else if (request.query && request.query.trim() !== '') {
-      sections = this.index.sectionSearch().search(request.query, accept).map(({ document, score }) => ({ section: document, score }));
+      sections = this.index
+        .sectionSearch()
+        .search(request.query, accept)
+        .map(({ document, score }) => ({ section: document, score }));
       if (wantedTags.length === 0) {
         elements = this.index
           .elementSearch()
@@ -115,7 +124,10 @@ export class DocsService {
           .map(({ document, score }) => ({ element: document, score }));
       }
     } else {
-      sections = this.index.sections().filter(accept).map((section) => ({ section, score: null }));
+      sections = this.index
+        .sections()
+        .filter(accept)
+        .map((section) => ({ section, score: null }));
     }
     const totalSections = sections.length;
     const totalElements = elements.length;
@@ -123,9 +135,21 @@ export class DocsService {
     elements = elements.slice(0, maxResults);
     const round = (score: number | null) => (score === null ? null : Math.round(score * 1000) / 1000);
     if (formatType === 'markdown') {
-      const parts = sections.map(({ section }) => `${'#'.repeat(Math.max(2, Math.min(6, section.level + 1)))} ${section.title}\n\n_${section.file_path}:${section.line_start}_\n\n${section.content}`);
-      for (const { element } of elements) parts.push(`### \`${element.qualified_name}\`\n\n_${element.file_path}:${element.line_start}_\n\n\`\`\`\n${element.signature}\n\`\`\`\n\n${element.docstring}`);
-      return { query: request.query ?? null, content: parts.join('\n\n'), total_sections: totalSections, total_elements: totalElements, time_ms: elapsed(started) };
+      const parts = sections.map(
+        ({ section }) =>
+          `${'#'.repeat(Math.max(2, Math.min(6, section.level + 1)))} ${section.title}\n\n_${section.file_path}:${section.line_start}_\n\n${section.content}`,
+      );
+      for (const { element } of elements)
+        parts.push(
+          `### \`${element.qualified_name}\`\n\n_${element.file_path}:${element.line_start}_\n\n\`\`\`\n${element.signature}\n\`\`\`\n\n${element.docstring}`,
+        );
+      return {
+        query: request.query ?? null,
+        content: parts.join('\n\n'),
+        total_sections: totalSections,
+        total_elements: totalElements,
+        time_ms: elapsed(started),
+      };
     }
     return {
       query: request.query ?? null,
@@ -148,7 +172,11 @@ export class DocsService {
         if (existing !== undefined) return { error: `${request.filePath} already exists` };
         const text = request.content ?? (request.title ? `# ${request.title}\n` : '');
         await this.writeDocument(resolved.path, text.endsWith('\n') || text === '' ? text : `${text}\n`);
-        return { status: 'created', file_path: this.index.relativePath(resolved.path), sections: this.sectionsOf(resolved.path).length };
+        return {
+          status: 'created',
+          file_path: this.index.relativePath(resolved.path),
+          sections: this.sectionsOf(resolved.path).length,
+        };
       }
       case 'add_section': {
         const title = request.title;
@@ -166,17 +194,29 @@ export class DocsService {
           target = resolved.path;
         }
         const text = (await readFile(target, 'utf8').catch(() => '')) ?? '';
-        const updated = addSectionToText(text, title, request.content ?? '', request.level ?? (after ? Math.max(after.level, 1) : 2), after);
+        const updated = addSectionToText(
+          text,
+          title,
+          request.content ?? '',
+          request.level ?? (after ? Math.max(after.level, 1) : 2),
+          after,
+        );
         await this.writeDocument(target, updated);
-        const added = this.sectionsOf(target).find((section) => section.title === title.trim() && (!after || section.line_start > after.line_start));
+        const added = this.sectionsOf(target).find(
+          (section) => section.title === title.trim() && (!after || section.line_start > after.line_start),
+        );
         return { status: 'added', file_path: this.index.relativePath(target), section_id: added?.id ?? null };
       }
       case 'update_section': {
         if (!request.sectionId) return { error: 'section_id is required' };
-        if (request.title === undefined && request.content === undefined) return { error: 'title or content is required' };
+        if (request.title === undefined && request.content === undefined)
+          return { error: 'title or content is required' };
         const located = await this.locate(request.sectionId);
         if ('error' in located) return located;
-        await this.writeDocument(located.path, updateSectionInText(located.text, located.section, { title: request.title, content: request.content }));
+        await this.writeDocument(
+          located.path,
+          updateSectionInText(located.text, located.section, { title: request.title, content: request.content }),
+        );
         const sections = this.sectionsOf(located.path);
         const updated = sections.find((section) => section.line_start === located.section.line_start);
         return { status: 'updated', file_path: this.index.relativePath(located.path), section_id: updated?.id ?? null };
@@ -215,10 +255,17 @@ export class DocsService {
       }
       ranked.push({ element, rank });
     }
-    ranked.sort((first, second) => first.rank - second.rank || first.element.qualified_name.length - second.element.qualified_name.length || first.element.file_path.localeCompare(second.element.file_path));
+    ranked.sort(
+      (first, second) =>
+        first.rank - second.rank ||
+        first.element.qualified_name.length - second.element.qualified_name.length ||
+        first.element.file_path.localeCompare(second.element.file_path),
+    );
     const selected = ranked.slice(0, maxResults);
     const results = await Promise.all(
-      selected.map(async ({ element }) => (request.includeCode ? { ...element, code: await this.codeOf(element) } : { ...element })),
+      selected.map(async ({ element }) =>
+        request.includeCode ? { ...element, code: await this.codeOf(element) } : { ...element },
+      ),
     );
     return { results, total: ranked.length, time_ms: elapsed(started) };
   }
@@ -253,7 +300,14 @@ export class DocsService {
       const next = sections[position + 1];
       const hasChildren = next !== undefined && next.file_path === section.file_path && next.level > section.level;
       if (section.level > 0 && section.content.trim() === '' && !hasChildren) {
-        suggestions.push({ type: 'empty_section', priority: 'medium', file_path: section.file_path, line: section.line_start, target: section.id, message: `section "${section.title}" has no content` });
+        suggestions.push({
+          type: 'empty_section',
+          priority: 'medium',
+          file_path: section.file_path,
+          line: section.line_start,
+          target: section.id,
+          message: `section "${section.title}" has no content`,
+        });
       }
       if (elements.length === 0) return;
       const reported = new Set<string>();
@@ -261,11 +315,27 @@ export class DocsService {
         const name = match[1];
         if (knownNames.has(name) || reported.has(name)) continue;
         reported.add(name);
-        suggestions.push({ type: 'unknown_reference', priority: 'low', file_path: section.file_path, line: section.line_start, target: name, message: `section "${section.title}" mentions \`${name}\`, which no indexed code defines` });
+        suggestions.push({
+          type: 'unknown_reference',
+          priority: 'low',
+          file_path: section.file_path,
+          line: section.line_start,
+          target: name,
+          message: `section "${section.title}" mentions \`${name}\`, which no indexed code defines`,
+        });
       }
     });
-    suggestions.sort((first, second) => PRIORITY_ORDER[first.priority] - PRIORITY_ORDER[second.priority] || first.file_path.localeCompare(second.file_path) || first.line - second.line);
-    return { suggestions: suggestions.slice(0, Math.max(0, options.maxSuggestions ?? 20)), total: suggestions.length, time_ms: elapsed(started) };
+    suggestions.sort(
+      (first, second) =>
+        PRIORITY_ORDER[first.priority] - PRIORITY_ORDER[second.priority] ||
+        first.file_path.localeCompare(second.file_path) ||
+        first.line - second.line,
+    );
+    return {
+      suggestions: suggestions.slice(0, Math.max(0, options.maxSuggestions ?? 20)),
+      total: suggestions.length,
+      time_ms: elapsed(started),
+    };
   }
 
   /** Loads the persisted index once and refreshes it (incrementally) on first use. */
@@ -278,13 +348,17 @@ export class DocsService {
     return this.readying;
   }
 
-  private async locate(sectionId: string): Promise<{ path: string; text: string; section: MarkdownSection } | { error: string }> {
+  private async locate(
+    sectionId: string,
+  ): Promise<{ path: string; text: string; section: MarkdownSection } | { error: string }> {
     const hash = sectionId.indexOf('#');
     if (hash <= 0) return { error: `section '${sectionId}' not found` };
     const indexPath = sectionId.slice(0, hash);
     const absolute = this.index.absolutePath(indexPath);
     const docsRelative = this.index.relativePath(absolute);
-    const rootRelative = absolute.startsWith(this.index.docsRoot + sep) ? absolute.slice(this.index.docsRoot.length + 1) : '';
+    const rootRelative = absolute.startsWith(this.index.docsRoot + sep)
+      ? absolute.slice(this.index.docsRoot.length + 1)
+      : '';
     const resolved = await resolveDocsPath(this.index.docsRoot, rootRelative);
     if ('error' in resolved) return { error: `section '${sectionId}' is not in the docs root` };
     const text = await readFile(resolved.path, 'utf8').catch(() => undefined);
@@ -308,6 +382,9 @@ export class DocsService {
   private async codeOf(element: CodeElement): Promise<string | null> {
     const text = await readFile(this.index.absolutePath(element.file_path), 'utf8').catch(() => undefined);
     if (text === undefined) return null;
-    return text.split(/\r?\n/).slice(element.line_start - 1, element.line_end).join('\n');
+    return text
+      .split(/\r?\n/)
+      .slice(element.line_start - 1, element.line_end)
+      .join('\n');
   }
 }

@@ -67,7 +67,13 @@ export function parseMarkdown(text: string, filePath: string): MarkdownSection[]
     if (fence) {
       inFence[index] = true;
       const closing = FENCE.exec(line);
-      if (closing && closing[1][0] === fence.char && closing[1].length >= fence.length && line.trim() === closing[1].trim()) fence = undefined;
+      if (
+        closing &&
+        closing[1][0] === fence.char &&
+        closing[1].length >= fence.length &&
+        line.trim() === closing[1].trim()
+      )
+        fence = undefined;
       continue;
     }
     const opening = FENCE.exec(line);
@@ -85,13 +91,20 @@ export function parseMarkdown(text: string, filePath: string): MarkdownSection[]
     }
     const setext = SETEXT.exec(line);
     if (setext && paragraphStart !== -1) {
-      const title = lines.slice(paragraphStart, index).map((part) => part.trim()).join(' ');
+      const title = lines
+        .slice(paragraphStart, index)
+        .map((part) => part.trim())
+        .join(' ');
       headers.push({ line: paragraphStart, contentStart: index + 1, title, level: setext[1][0] === '=' ? 1 : 2 });
       paragraphStart = -1;
       continue;
     }
     if (line.trim() === '') paragraphStart = -1;
-    else if (paragraphStart === -1 && !/^ {0,3}([-*+]|\d+[.)]|>)\s|^ {4}|^\t/.test(line) && !/^ {0,3}([-*_])( *\1){2,} *$/.test(line)) {
+    else if (
+      paragraphStart === -1 &&
+      !/^ {0,3}([-*+]|\d+[.)]|>)\s|^ {4}|^\t/.test(line) &&
+      !/^ {0,3}([-*_])( *\1){2,} *$/.test(line)
+    ) {
       paragraphStart = index;
     }
   }
@@ -113,7 +126,11 @@ export function parseMarkdown(text: string, filePath: string): MarkdownSection[]
   const firstHeader = headers.length > 0 ? headers[0].line : lines.length;
   const preamble = bodyOf(start, firstHeader);
   if (preamble.content.length > 0) {
-    const title = filePath.split('/').pop()?.replace(/\.(md|markdown)$/i, '') ?? filePath;
+    const title =
+      filePath
+        .split('/')
+        .pop()
+        ?.replace(/\.(md|markdown)$/i, '') ?? filePath;
     sections.push({
       id: makeId(title),
       file_path: filePath,
@@ -159,10 +176,20 @@ function frontMatterTags(lines: string[]): string[] {
     if (!match) continue;
     const inline = match[1].trim();
     if (inline.length > 0) {
-      tags.push(...inline.replace(/^\[|\]$/g, '').split(',').map((tag) => tag.trim().replace(/^['"#]+|['"]+$/g, '')));
+      tags.push(
+        ...inline
+          .replace(/^\[|\]$/g, '')
+          .split(',')
+          .map((tag) => tag.trim().replace(/^['"#]+|['"]+$/g, '')),
+      );
     } else {
       for (let next = index + 1; next < lines.length && /^\s*-\s+/.test(lines[next]); next++) {
-        tags.push(lines[next].replace(/^\s*-\s+/, '').trim().replace(/^['"#]+|['"]+$/g, ''));
+        tags.push(
+          lines[next]
+            .replace(/^\s*-\s+/, '')
+            .trim()
+            .replace(/^['"#]+|['"]+$/g, ''),
+        );
       }
     }
   }

@@ -8,7 +8,14 @@ import yazl from 'yazl';
 import { PlatformError } from '../../../common/errors.js';
 import { applyBinaryPatch, decompressContent } from './binary-diff.js';
 import { hashFile } from './create-delta.js';
-import { corruptDelta, readDeltaFile, treeDigest, type ApplyResult, type DeltaEntry, type OpenedDelta } from './delta-format.js';
+import {
+  corruptDelta,
+  readDeltaFile,
+  treeDigest,
+  type ApplyResult,
+  type DeltaEntry,
+  type OpenedDelta,
+} from './delta-format.js';
 import { ZipReader, sha256Hex, type ZipEntryInfo } from './zip-entries.js';
 
 function wrongSource(reason: string): PlatformError {
@@ -54,9 +61,11 @@ export async function applyDelta(oldZipPath: string, patchPath: string, outZipPa
     if (!byteIdentical) await writeEquivalent(context, tempPath);
 
     const sha256 = await hashFile(tempPath);
-    if (byteIdentical && sha256 !== delta.header.target.sha256) throw corruptDelta('rebuilt file does not match the target SHA-256');
+    if (byteIdentical && sha256 !== delta.header.target.sha256)
+      throw corruptDelta('rebuilt file does not match the target SHA-256');
     const digest = treeDigest(delta.header.entries);
-    if (digest !== delta.header.target.treeDigest) throw corruptDelta('entry list does not match the target tree digest');
+    if (digest !== delta.header.target.treeDigest)
+      throw corruptDelta('entry list does not match the target tree digest');
     const { size } = await stat(tempPath);
     await rename(tempPath, outZipPath);
     return {
@@ -110,12 +119,16 @@ async function buildContent(context: ApplyContext, entry: DeltaEntry): Promise<{
   switch (entry.operation) {
     case 'keep': {
       content = await context.source.readContent(context.sourceByPath.get(entry.sourcePath as string) as ZipEntryInfo);
-      if (sha256Hex(content) !== entry.sha256) throw wrongSource(`${entry.sourcePath} has different content than expected`);
+      if (sha256Hex(content) !== entry.sha256)
+        throw wrongSource(`${entry.sourcePath} has different content than expected`);
       return { content };
     }
     case 'patch': {
-      const old = await context.source.readContent(context.sourceByPath.get(entry.sourcePath as string) as ZipEntryInfo);
-      if (sha256Hex(old) !== entry.sourceSha256) throw wrongSource(`${entry.sourcePath} has different content than expected`);
+      const old = await context.source.readContent(
+        context.sourceByPath.get(entry.sourcePath as string) as ZipEntryInfo,
+      );
+      if (sha256Hex(old) !== entry.sourceSha256)
+        throw wrongSource(`${entry.sourcePath} has different content than expected`);
       content = applyBinaryPatch(old, await readPayload(context, entry), entry.size);
       break;
     }
@@ -129,13 +142,15 @@ async function buildContent(context: ApplyContext, entry: DeltaEntry): Promise<{
       }
     }
   }
-  if (sha256Hex(content) !== entry.sha256) throw corruptDelta(`${entry.path} does not match its SHA-256 after decoding`);
+  if (sha256Hex(content) !== entry.sha256)
+    throw corruptDelta(`${entry.path} does not match its SHA-256 after decoding`);
   return { content, zipData };
 }
 
 function decodeZipData(entry: DeltaEntry, data: Buffer): Buffer {
   if (entry.compressionMethod === 0) return data;
-  if (entry.compressionMethod !== 8) throw corruptDelta(`${entry.path} uses compression method ${entry.compressionMethod}`);
+  if (entry.compressionMethod !== 8)
+    throw corruptDelta(`${entry.path} uses compression method ${entry.compressionMethod}`);
   try {
     return inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) });
   } catch (error) {
@@ -148,7 +163,12 @@ async function writeExact(context: ApplyContext, tempPath: string): Promise<void
   const layout = header.layout;
   if (!layout) throw new ExactRebuildUnavailable();
   const skeletonFrame = Buffer.alloc(layout.skeleton.length);
-  await context.deltaFile.read(skeletonFrame, 0, skeletonFrame.length, context.delta.payloadStart + layout.skeleton.offset);
+  await context.deltaFile.read(
+    skeletonFrame,
+    0,
+    skeletonFrame.length,
+    context.delta.payloadStart + layout.skeleton.offset,
+  );
   const skeleton = decompressContent(skeletonFrame, layout.skeleton.size);
   const output = await open(tempPath, 'w');
   try {
@@ -194,7 +214,14 @@ async function writeExact(context: ApplyContext, tempPath: string): Promise<void
 /** DOS timestamps are local time in yazl; rebuild the recorded wall-clock fields whatever this machine's zone. */
 function wallClock(iso: string): Date {
   const utc = new Date(iso);
-  return new Date(utc.getUTCFullYear(), utc.getUTCMonth(), utc.getUTCDate(), utc.getUTCHours(), utc.getUTCMinutes(), utc.getUTCSeconds());
+  return new Date(
+    utc.getUTCFullYear(),
+    utc.getUTCMonth(),
+    utc.getUTCDate(),
+    utc.getUTCHours(),
+    utc.getUTCMinutes(),
+    utc.getUTCSeconds(),
+  );
 }
 
 async function writeEquivalent(context: ApplyContext, tempPath: string): Promise<void> {

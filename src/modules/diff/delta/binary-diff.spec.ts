@@ -3,7 +3,11 @@ import { PlatformError } from '../../../common/errors.js';
 import { applyBinaryPatch, canDiff, compressContent, createBinaryPatch, decompressContent } from './binary-diff.js';
 
 const oldContent = randomBytes(512 * 1024);
-const newContent = Buffer.concat([oldContent.subarray(0, 300_000), Buffer.from('inserted bytes'), oldContent.subarray(300_000)]);
+const newContent = Buffer.concat([
+  oldContent.subarray(0, 300_000),
+  Buffer.from('inserted bytes'),
+  oldContent.subarray(300_000),
+]);
 
 describe('binary diff engine', () => {
   it('round-trips a patch made against the old content', () => {

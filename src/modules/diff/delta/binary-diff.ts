@@ -23,7 +23,11 @@ export const DEFAULT_CONTENT_LEVEL = 12;
 /** A ZIP-style zstd dictionary starts with this magic; such content cannot serve as a raw dictionary. */
 const ZSTD_DICTIONARY_MAGIC = 0xec30a437;
 
-export function canDiff(oldContent: Uint8Array, newContent: Uint8Array, maxEntryBytes = DEFAULT_MAX_PATCH_ENTRY_BYTES): boolean {
+export function canDiff(
+  oldContent: Uint8Array,
+  newContent: Uint8Array,
+  maxEntryBytes = DEFAULT_MAX_PATCH_ENTRY_BYTES,
+): boolean {
   if (oldContent.length < 8 || newContent.length === 0) return false;
   if (Math.max(oldContent.length, newContent.length) > Math.min(maxEntryBytes, 2 ** (MAX_WINDOW_LOG - 1))) return false;
   return Buffer.from(oldContent.buffer, oldContent.byteOffset, 4).readUInt32LE(0) !== ZSTD_DICTIONARY_MAGIC;
@@ -75,7 +79,10 @@ function decodeFrame(frame: Uint8Array, expectedSize: number, dictionary?: Uint8
   // The declared size is checked before allocating, so a hostile frame cannot make us allocate more than the entry.
   const declared = frameContentSize(frame);
   if (declared !== expectedSize) {
-    throw new PlatformError('BAD_REQUEST', `Delta payload declares ${String(declared)} bytes, the entry has ${expectedSize}`);
+    throw new PlatformError(
+      'BAD_REQUEST',
+      `Delta payload declares ${String(declared)} bytes, the entry has ${expectedSize}`,
+    );
   }
   const decompressor = new Decompressor();
   decompressor.setParameters({ windowLogMax: MAX_WINDOW_LOG });

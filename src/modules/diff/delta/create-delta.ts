@@ -176,10 +176,15 @@ export async function createDelta(
       if (policy !== 'never') {
         const rawSha256 = sha256Hex(raw);
         const exactBase = { rawSha256, compressedSize: raw.length };
-        const keptFrom = plan.entry.operation === 'keep' ? sourceByPath.get(plan.entry.sourcePath as string) : undefined;
+        const keptFrom =
+          plan.entry.operation === 'keep' ? sourceByPath.get(plan.entry.sourcePath as string) : undefined;
         if (info.compressionMethod === 0 && raw.equals(content)) {
           plan.exact = { ...exactBase, source: 'stored' };
-        } else if (keptFrom && keptFrom.rawSha256 === rawSha256 && keptFrom.info.compressionMethod === info.compressionMethod) {
+        } else if (
+          keptFrom &&
+          keptFrom.rawSha256 === rawSha256 &&
+          keptFrom.info.compressionMethod === info.compressionMethod
+        ) {
           plan.exact = { ...exactBase, source: 'source' };
         } else {
           const level =
@@ -213,7 +218,10 @@ export async function createDelta(
       exact = extraBytes <= target.listing.fileSize * overheadLimit;
     }
     if (policy === 'always' && !exact) {
-      throw new PlatformError('BAD_REQUEST', 'Target archive cannot be described for an exact rebuild (overlapping entry data)');
+      throw new PlatformError(
+        'BAD_REQUEST',
+        'Target archive cannot be described for an exact rebuild (overlapping entry data)',
+      );
     }
 
     // Final payload order: entry payloads in target order, then the skeleton.
@@ -253,7 +261,9 @@ export async function createDelta(
       source: {
         sha256: sourceSha256,
         size: source.listing.fileSize,
-        treeDigest: treeDigest([...sourceByPath.values()].map((entry) => ({ path: entry.info.path, sha256: entry.sha256 }))),
+        treeDigest: treeDigest(
+          [...sourceByPath.values()].map((entry) => ({ path: entry.info.path, sha256: entry.sha256 })),
+        ),
         entryCount: source.listing.entries.length,
       },
       target: {
@@ -266,7 +276,15 @@ export async function createDelta(
       deleted,
       layout:
         exact && layout
-          ? { pieces: layout.pieces, skeleton: { offset: skeletonOffset, length: layout.skeleton.length, encoding: 'zstd', size: layout.skeletonSize } }
+          ? {
+              pieces: layout.pieces,
+              skeleton: {
+                offset: skeletonOffset,
+                length: layout.skeleton.length,
+                encoding: 'zstd',
+                size: layout.skeletonSize,
+              },
+            }
           : null,
     };
 
@@ -293,7 +311,8 @@ export async function createDelta(
     const patchSha256 = await hashFile(outputTempPath);
     await rename(outputTempPath, outPatchPath);
 
-    const count = (classification: PlannedEntry['classification']) => planned.filter((plan) => plan.classification === classification).length;
+    const count = (classification: PlannedEntry['classification']) =>
+      planned.filter((plan) => plan.classification === classification).length;
     return {
       format: DELTA_FORMAT,
       patchSize: 12 + encodedHeader.length + payloadLength + 32,
@@ -328,7 +347,11 @@ interface PlannedLayout {
  * data ranges overlap, which a plain byte-run description cannot express.
  */
 async function planLayout(target: ZipReader, planned: PlannedEntry[]): Promise<PlannedLayout | null> {
-  const order = planned.map((plan, index) => ({ index, start: plan.info.dataStart, end: plan.info.dataStart + plan.info.compressedSize }));
+  const order = planned.map((plan, index) => ({
+    index,
+    start: plan.info.dataStart,
+    end: plan.info.dataStart + plan.info.compressedSize,
+  }));
   order.sort((left, right) => left.start - right.start);
   const pieces: LayoutPiece[] = [];
   const literals: Buffer[] = [];
@@ -350,9 +373,14 @@ async function planLayout(target: ZipReader, planned: PlannedEntry[]): Promise<P
   return { pieces, skeleton: compressContent(skeletonBytes, 19), skeletonSize: skeletonBytes.length };
 }
 
-async function copyRange(from: FileHandle, offset: number, length: number, write: (bytes: Buffer) => Promise<void>): Promise<void> {
+async function copyRange(
+  from: FileHandle,
+  offset: number,
+  length: number,
+  write: (bytes: Buffer) => Promise<void>,
+): Promise<void> {
   const chunkSize = 1024 * 1024;
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const buffer = Buffer.alloc(Math.min(chunkSize, length - done));
     const { bytesRead } = await from.read(buffer, 0, buffer.length, offset + done);
     if (bytesRead === 0) throw new Error('staged payload ended early');

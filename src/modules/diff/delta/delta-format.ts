@@ -160,7 +160,8 @@ export async function readDeltaFile(path: string): Promise<OpenedDelta> {
   }
   if (!preambleBytes.subarray(0, 8).equals(DELTA_MAGIC)) throw corruptDelta('bad magic (not a TBDELTA1 file)');
   const headerLength = preambleBytes.readUInt32LE(8);
-  if (PREAMBLE_BYTES + headerLength > size - TRAILER_BYTES) throw corruptDelta('header runs past the end of the file (truncated?)');
+  if (PREAMBLE_BYTES + headerLength > size - TRAILER_BYTES)
+    throw corruptDelta('header runs past the end of the file (truncated?)');
 
   const bodyHash = createHash('sha256');
   const wholeHash = createHash('sha256');
@@ -216,7 +217,10 @@ function parseHeader(encoded: Buffer, payloadLength: number): DeltaHeader {
     const name = `entries[${index}]`;
     check(typeof entry.path === 'string' && entry.path.length > 0, `${name}.path`);
     check(isSha256(entry.sha256) && isCount(entry.size), `${name}.sha256/size`);
-    check(isCount(entry.compressionMethod) && isCount(entry.unixMode) && typeof entry.modifiedAt === 'string', `${name} metadata`);
+    check(
+      isCount(entry.compressionMethod) && isCount(entry.unixMode) && typeof entry.modifiedAt === 'string',
+      `${name} metadata`,
+    );
     switch (entry.operation) {
       case 'keep':
         check(typeof entry.sourcePath === 'string', `${name}.sourcePath`);
@@ -227,7 +231,10 @@ function parseHeader(encoded: Buffer, payloadLength: number): DeltaHeader {
         break;
       case 'add':
       case 'replace':
-        check(inPayload(entry.payload) && (entry.payload?.encoding === 'zstd' || entry.payload?.encoding === 'zip-data'), `${name}.payload`);
+        check(
+          inPayload(entry.payload) && (entry.payload?.encoding === 'zstd' || entry.payload?.encoding === 'zip-data'),
+          `${name}.payload`,
+        );
         break;
       default:
         check(false, `${name}.operation`);
@@ -246,7 +253,12 @@ function parseHeader(encoded: Buffer, payloadLength: number): DeltaHeader {
         check(isCount(piece.literal), 'layout literal');
         literalBytes += piece.literal;
       } else {
-        check(isCount(piece.entry) && piece.entry < header.entries.length && header.entries[piece.entry].exact !== undefined, 'layout entry');
+        check(
+          isCount(piece.entry) &&
+            piece.entry < header.entries.length &&
+            header.entries[piece.entry].exact !== undefined,
+          'layout entry',
+        );
       }
     }
     check(literalBytes === header.layout.skeleton.size, 'layout literal total');

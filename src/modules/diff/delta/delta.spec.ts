@@ -32,7 +32,9 @@ async function contentsOf(path: string): Promise<Map<string, string>> {
 }
 
 const textLines = (count: number, seed: string) =>
-  Array.from({ length: count }, (_, line) => `${seed} line ${line}: the quick brown fox jumps over the lazy dog`).join('\n');
+  Array.from({ length: count }, (_, line) => `${seed} line ${line}: the quick brown fox jumps over the lazy dog`).join(
+    '\n',
+  );
 
 const binary = randomBytes(256 * 1024);
 const changedBinary = Buffer.concat([binary.subarray(0, 100_000), randomBytes(300), binary.subarray(100_000)]);
@@ -97,7 +99,13 @@ describe('createDelta and applyDelta', () => {
   it('counts kept, changed, added and deleted files by path, so a rename is one added and one deleted', async () => {
     await buildPair();
     const summary = await createDelta(at('old.zip'), at('new.zip'), at('delta.bin'));
-    expect(summary).toMatchObject({ format: DELTA_FORMAT, keptFiles: 3, changedFiles: 2, addedFiles: 4, deletedFiles: 2 });
+    expect(summary).toMatchObject({
+      format: DELTA_FORMAT,
+      keptFiles: 3,
+      changedFiles: 2,
+      addedFiles: 4,
+      deletedFiles: 2,
+    });
   });
 
   it('describes a renamed file as a keep from its old path and lists the old path as deleted', async () => {
@@ -159,7 +167,11 @@ describe('createDelta and applyDelta', () => {
     // Level 3 with the "normal" option bits: none of the levels tried reproduce it, so the entry data travels verbatim.
     const { default: yazl } = await import('yazl');
     const zip = new yazl.ZipFile();
-    zip.addBuffer(Buffer.from(randomBytes(30_000).toString('hex')), 'odd.txt', { compressionLevel: 3, mtime: new Date(0), forceDosTimestamp: true });
+    zip.addBuffer(Buffer.from(randomBytes(30_000).toString('hex')), 'odd.txt', {
+      compressionLevel: 3,
+      mtime: new Date(0),
+      forceDosTimestamp: true,
+    });
     zip.end();
     const chunks: Buffer[] = [];
     for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
@@ -174,7 +186,10 @@ describe('createDelta and applyDelta', () => {
   it('falls back to an equivalent archive when the source was zipped differently but holds the same contents', async () => {
     await buildPair();
     await createDelta(at('old.zip'), at('new.zip'), at('delta.bin'));
-    await writeZip(at('restored.zip'), sourceEntries.map((entry) => ({ ...entry, compress: false })));
+    await writeZip(
+      at('restored.zip'),
+      sourceEntries.map((entry) => ({ ...entry, compress: false })),
+    );
     const result = await applyDelta(at('restored.zip'), at('delta.bin'), at('out.zip'));
     expect(result.byteIdentical).toBe(false);
     expect(await contentsOf(at('out.zip'))).toEqual(await contentsOf(at('new.zip')));
@@ -210,21 +225,31 @@ describe('rejections', () => {
   });
 
   it('rejects a source archive whose kept entry has different content', async () => {
-    const altered = sourceEntries.map((entry) => (entry.path === 'empty.txt' ? { ...entry, content: 'not empty' } : entry));
+    const altered = sourceEntries.map((entry) =>
+      entry.path === 'empty.txt' ? { ...entry, content: 'not empty' } : entry,
+    );
     await writeZip(at('other.zip'), altered);
     await expectRejected(applyDelta(at('other.zip'), at('delta.bin'), at('out.zip')), /Source archive does not match/);
     expect(existsSync(at('out.zip'))).toBe(false);
   });
 
   it('rejects a source archive whose patched entry has different content', async () => {
-    const altered = sourceEntries.map((entry) => (entry.path === 'assets/logo.bin' ? { ...entry, content: randomBytes(256 * 1024) } : entry));
+    const altered = sourceEntries.map((entry) =>
+      entry.path === 'assets/logo.bin' ? { ...entry, content: randomBytes(256 * 1024) } : entry,
+    );
     await writeZip(at('other.zip'), altered);
-    await expectRejected(applyDelta(at('other.zip'), at('delta.bin'), at('out.zip')), /assets\/logo.bin has different content/);
+    await expectRejected(
+      applyDelta(at('other.zip'), at('delta.bin'), at('out.zip')),
+      /assets\/logo.bin has different content/,
+    );
     expect(existsSync(at('out.zip'))).toBe(false);
   });
 
   it('rejects a source archive that lacks an entry the delta builds on', async () => {
-    await writeZip(at('other.zip'), sourceEntries.filter((entry) => entry.path !== 'readme.md'));
+    await writeZip(
+      at('other.zip'),
+      sourceEntries.filter((entry) => entry.path !== 'readme.md'),
+    );
     await expectRejected(applyDelta(at('other.zip'), at('delta.bin'), at('out.zip')), /no entry readme.md/);
   });
 

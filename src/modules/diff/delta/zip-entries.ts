@@ -54,7 +54,8 @@ export class ZipReader {
           throw new PlatformError('BAD_REQUEST', `${label} holds the path ${entry.fileName} twice`);
         }
         seen.add(entry.fileName);
-        if (entry.isEncrypted()) throw new PlatformError('BAD_REQUEST', `${label} holds an encrypted entry: ${entry.fileName}`);
+        if (entry.isEncrypted())
+          throw new PlatformError('BAD_REQUEST', `${label} holds an encrypted entry: ${entry.fileName}`);
         const header = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
         entries.push({
           path: entry.fileName,
@@ -97,7 +98,8 @@ export class ZipReader {
     let offset = 0;
     while (offset < length) {
       const { bytesRead } = await this.file.read(buffer, offset, length - offset, position + offset);
-      if (bytesRead === 0) throw new PlatformError('BAD_REQUEST', `${this.listing.path} ends before byte ${position + length}`);
+      if (bytesRead === 0)
+        throw new PlatformError('BAD_REQUEST', `${this.listing.path} ends before byte ${position + length}`);
       offset += bytesRead;
     }
     return buffer;

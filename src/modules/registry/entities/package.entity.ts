@@ -1,10 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintNumber, jsonText, utcDate } from '../../../database/column-transformers.js';
+import type { PackageType, Visibility } from '../registry-vocabulary.js';
 
-export const PACKAGE_TYPES = ['mod', 'library', 'artifact', 'theme', 'plugin'] as const;
-export type PackageType = (typeof PACKAGE_TYPES)[number];
-export const VISIBILITIES = ['public', 'unlisted', 'private'] as const;
-export type Visibility = (typeof VISIBILITIES)[number];
+export { PACKAGE_TYPES, VISIBILITIES, type PackageType, type Visibility } from '../registry-vocabulary.js';
 
 @Entity('packages')
 export class PackageEntity {

@@ -1,8 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { utcDate } from '../../../database/column-transformers.js';
+import type { VerificationStatus } from '../registry-vocabulary.js';
 
-export const VERIFICATION_STATUSES = ['unverified', 'pending', 'verified', 'rejected', 'suspended'] as const;
-export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+export { VERIFICATION_STATUSES, type VerificationStatus } from '../registry-vocabulary.js';
 
 @Entity('publishers')
 export class PublisherEntity {
