@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
@@ -18,6 +18,18 @@ export class PageQuery {
   @Min(1)
   @Max(100)
   per_page: number = 20;
+}
+
+/** The paging fields every list response ends with (a list DTO extends this and adds its items). */
+export class PageFieldsDto {
+  @ApiProperty({ type: Number, description: 'Matches in all pages' })
+  total: number;
+
+  @ApiProperty({ type: Number })
+  page: number;
+
+  @ApiProperty({ type: Number })
+  per_page: number;
 }
 
 export interface Page<T> {

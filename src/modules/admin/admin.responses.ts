@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageFieldsDto } from '../../common/pagination.js';
 import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/registry-vocabulary.js';
 import { PublisherDto } from '../registry/registry.responses.js';
 import { AUDIT_TARGET_TYPES, type AuditTargetType } from './entities/audit-entry.entity.js';
@@ -13,18 +14,9 @@ const VERIFICATION_DATA = {
   description: 'What the method needs checked (github: username, domain: domain, email: email, manual: notes)',
 } as const;
 
-export class PublisherListDto {
+export class PublisherListDto extends PageFieldsDto {
   @ApiProperty({ type: () => [PublisherDto] })
   publishers: PublisherDto[];
-
-  @ApiProperty({ type: Number })
-  total: number;
-
-  @ApiProperty({ type: Number })
-  page: number;
-
-  @ApiProperty({ type: Number })
-  per_page: number;
 }
 
 export class VerificationRequestDto {
@@ -128,18 +120,9 @@ export class PendingPublisherDto {
   submitted_at: string;
 }
 
-export class PendingPublisherListDto {
+export class PendingPublisherListDto extends PageFieldsDto {
   @ApiProperty({ type: () => [PendingPublisherDto], description: 'Oldest first' })
   publishers: PendingPublisherDto[];
-
-  @ApiProperty({ type: Number })
-  total: number;
-
-  @ApiProperty({ type: Number })
-  page: number;
-
-  @ApiProperty({ type: Number })
-  per_page: number;
 }
 
 export class AdminActionResultDto {
@@ -185,16 +168,7 @@ export class AuditEntryDto {
   created_at: string;
 }
 
-export class AuditListDto {
+export class AuditListDto extends PageFieldsDto {
   @ApiProperty({ type: () => [AuditEntryDto], description: 'Newest first' })
   entries: AuditEntryDto[];
-
-  @ApiProperty({ type: Number })
-  total: number;
-
-  @ApiProperty({ type: Number })
-  page: number;
-
-  @ApiProperty({ type: Number })
-  per_page: number;
 }

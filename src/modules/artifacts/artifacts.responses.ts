@@ -1,4 +1,5 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
+import { PageFieldsDto } from '../../common/pagination.js';
 import { PublisherRefDto } from '../registry/registry.responses.js';
 import {
   ARCHITECTURES,
@@ -46,18 +47,9 @@ export class ArtifactListItemDto {
   updated_at: string;
 }
 
-export class ArtifactListDto {
+export class ArtifactListDto extends PageFieldsDto {
   @ApiProperty({ type: () => [ArtifactListItemDto] })
   artifacts: ArtifactListItemDto[];
-
-  @ApiProperty({ type: Number })
-  total: number;
-
-  @ApiProperty({ type: Number })
-  page: number;
-
-  @ApiProperty({ type: Number })
-  per_page: number;
 }
 
 export class BuildDto {

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { PageFieldsDto } from '../../common/pagination.js';
 import { PACKAGE_TYPES, VISIBILITIES, type PackageType, type Visibility } from './entities/package.entity.js';
 import { VERIFICATION_STATUSES, type VerificationStatus } from './entities/publisher.entity.js';
 
@@ -111,18 +112,9 @@ export class PackageListItemDto {
   updated_at: string;
 }
 
-export class PackageListDto {
+export class PackageListDto extends PageFieldsDto {
   @ApiProperty({ type: () => [PackageListItemDto] })
   packages: PackageListItemDto[];
-
-  @ApiProperty({ type: Number })
-  total: number;
-
-  @ApiProperty({ type: Number })
-  page: number;
-
-  @ApiProperty({ type: Number })
-  per_page: number;
 }
 
 export class VersionDto {
