@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { TokenVerifier } from '../../src/auth/token-verifier.js';
 import { loadConfig, type PlatformConfig } from '../../src/config/config.js';
@@ -34,8 +34,15 @@ export interface RegistryUnderTest {
   close(): Promise<void>;
 }
 
-/** Starts the registry on a free port against a fresh data directory on the given backend. */
-export async function startRegistry(backend: Backend, env: Record<string, string> = {}): Promise<RegistryUnderTest> {
+/**
+ * Starts the registry on a free port against a fresh data directory on the given backend. `arrange` may
+ * rework the root module before the app is built (the route-order test reverses its imports).
+ */
+export async function startRegistry(
+  backend: Backend,
+  env: Record<string, string> = {},
+  arrange: (root: DynamicModule) => DynamicModule = (root) => root,
+): Promise<RegistryUnderTest> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-'));
   const provisioned = await backend.provision();
   const config = loadConfig(
@@ -51,7 +58,7 @@ export async function startRegistry(backend: Backend, env: Record<string, string
     },
     { services: ['registry'] },
   );
-  const app = await createHttpApp(RegistryAppModule.forRoot(config), {
+  const app = await createHttpApp(arrange(RegistryAppModule.forRoot(config)), {
     ...registryHttpAppOptions(config),
     logger: ['error'],
   });

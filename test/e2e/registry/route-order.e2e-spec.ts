@@ -1,17 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { RequestMethod, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
-import { JwtService } from '@nestjs/jwt';
-import { TokenVerifier } from '../../../src/auth/token-verifier.js';
-import { loadConfig } from '../../../src/config/config.js';
-import { createHttpApp } from '../../../src/apps/create-http-app.js';
-import { RegistryAppModule, registryHttpAppOptions } from '../../../src/apps/registry.app-module.js';
 import { ApiClient } from '../../support/api-client.js';
 import { backends } from '../../support/backends.js';
-import { TEST_SECRET } from '../../support/registry-under-test.js';
+import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import { ADMIN, uploadVersion } from '../../support/registry-fixtures.js';
 
 interface Route {
@@ -75,49 +67,22 @@ describe.each(backends())('route order on $name', (backend) => {
     ['as declared', (root: DynamicModule) => root],
     ['in reverse', reversed],
   ])('with the modules imported %s', (_order, arrange) => {
+    let registry: RegistryUnderTest;
     let app: INestApplication;
     let api: ApiClient;
     let admin: ApiClient;
     let owner: ApiClient;
-    let dispose: () => Promise<void>;
-    let dataDir: string;
 
     beforeAll(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-order-'));
-      const provisioned = await backend.provision();
-      dispose = provisioned.dispose;
-      const config = loadConfig(
-        {
-          PLATFORM_JWT_SECRET: TEST_SECRET,
-          DATA_DIR: dataDir,
-          HOST: '127.0.0.1',
-          PORT: '0',
-          RATE_LIMIT_ANON_PER_HOUR: '100000',
-          RATE_LIMIT_AUTH_PER_HOUR: '100000',
-          ...provisioned.env,
-        },
-        { services: ['registry'] },
-      );
-      app = await createHttpApp(arrange(RegistryAppModule.forRoot(config)), {
-        ...registryHttpAppOptions(config),
-        logger: ['error'],
-      });
-      await app.listen(0, '127.0.0.1');
-      const { port } = app.getHttpServer().address() as { port: number };
-      const baseUrl = `http://127.0.0.1:${port}`;
-      const signer = new TokenVerifier(new JwtService({}), config);
-      api = new ApiClient(baseUrl);
-      admin = new ApiClient(
-        baseUrl,
-        signer.sign({ userId: ADMIN.id, username: ADMIN.username, admin: true, ttlSeconds: 3600 }),
-      );
-      owner = new ApiClient(baseUrl, signer.sign({ userId: 'order-owner', username: 'order-owner', ttlSeconds: 3600 }));
+      registry = await startRegistry(backend, {}, arrange);
+      app = registry.app;
+      api = registry.api;
+      admin = registry.as(ADMIN);
+      owner = registry.as({ id: 'order-owner', username: 'order-owner' });
     });
 
     afterAll(async () => {
-      await app?.close();
-      await dispose?.();
-      await rm(dataDir, { recursive: true, force: true });
+      await registry?.close();
     });
 
     it('has no two controllers whose routes one URL could match', () => {
