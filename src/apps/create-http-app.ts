@@ -11,7 +11,7 @@ import { operationIdOf } from '../common/openapi.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
 import { PlatformValidationPipe } from '../common/validation.pipe.js';
 import type { LogConfig } from '../config/config.js';
-import { PlatformLogger } from '../logging/platform-logger.js';
+import { platformLoggerFor } from '../logging/platform-logger.js';
 
 /** A service's choices for its HTTP application; everything else (request ids, validation, JSON only) is shared. */
 export interface HttpAppOptions {
@@ -41,20 +41,10 @@ export interface HttpAppOptions {
 
 export const DEFAULT_DOCS_PATH = 'api/docs';
 
-/** Quiet by default: the banner, warnings and errors; Nest's module and route dumps only with DEBUG. */
-function platformLogger(options: HttpAppOptions): PlatformLogger {
-  const format = options.log?.format ?? 'auto';
-  return new PlatformLogger({
-    format: format === 'auto' ? null : format,
-    level: options.log?.level,
-    debug: options.debug,
-  });
-}
-
 /** Builds a service's Nest application with the platform's shared HTTP conventions. */
 export async function createHttpApp(rootModule: unknown, options: HttpAppOptions): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(rootModule as never, {
-    logger: options.logger === false ? false : (options.logger ?? platformLogger(options)),
+    logger: options.logger === false ? false : (options.logger ?? platformLoggerFor(options.log, options.debug)),
     bodyParser: false,
     forceCloseConnections: true,
   });

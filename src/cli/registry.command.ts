@@ -8,6 +8,7 @@ import { parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 import { parseWorkersFlag, runClustered } from '../cluster/run-clustered.js';
 import { migrateDatabase } from '../database/migrate.js';
+import { platformLoggerFor } from '../logging/platform-logger.js';
 
 export async function startRegistry(config: PlatformConfig) {
   const app = await createHttpApp(RegistryAppModule.forRoot(config), registryHttpAppOptions(config));
@@ -24,6 +25,7 @@ export async function serveRegistry(config: PlatformConfig, announce: (url: stri
     },
     start: async () => (await startRegistry(config)).url,
     ready: announce,
+    logger: platformLoggerFor(config.log, config.debug),
   });
 }
 

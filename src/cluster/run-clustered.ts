@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import type { LoggerService } from '@nestjs/common';
 import { availableParallelism } from 'node:os';
 import { MemoryCounterStore } from '../counters/counter-store.js';
 import { applyCounterFlush } from './cluster-counter-store.js';
@@ -13,6 +14,8 @@ export interface ClusterOptions {
   start(): Promise<string>;
   /** Printed once by the primary when every worker listens. */
   ready(url: string): void;
+  /** Where the primary reports worker exits and restarts (the platform logger). */
+  logger: LoggerService;
 }
 
 /** `--workers auto` → one per core; undefined → the configured value. */
@@ -53,10 +56,15 @@ export async function runClustered(options: ClusterOptions): Promise<void> {
     stopDeadlineMs: 5_000,
     onEvent: (event) => {
       if (event.type === 'exited' && !event.expected)
-        console.error(`worker ${event.pid} exited (${event.signal ?? event.code})`);
-      if (event.type === 'restart-scheduled') console.error(`starting a new worker in ${event.delayMs} ms`);
+        options.logger.error(`worker ${event.pid} exited (${event.signal ?? event.code})`, undefined, 'Cluster');
+      if (event.type === 'restart-scheduled')
+        options.logger.warn(`starting a new worker in ${event.delayMs} ms`, 'Cluster');
       if (event.type === 'not-ready')
-        console.error(`worker ${event.pid} not listening after ${event.afterMs} ms; replacing it`);
+        options.logger.error(
+          `worker ${event.pid} not listening after ${event.afterMs} ms; replacing it`,
+          undefined,
+          'Cluster',
+        );
     },
     onMessage: async (message, worker) => {
       const kind = (message as { tb?: string } | null)?.tb;

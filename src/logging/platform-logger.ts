@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import type { LogConfig } from '../config/config.js';
 import { currentRequestId } from './request-context.js';
 
 export type LogFormat = 'pretty' | 'json';
@@ -125,4 +126,10 @@ export class PlatformLogger implements LoggerService {
 /** LOG_LEVEL's accepted values, for the configuration reader. */
 export function isLogLevelName(value: string): value is LogLevelName {
   return (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+/** The platform logger a service process uses, from the configuration's log section (LOG_FORMAT, LOG_LEVEL) and DEBUG. */
+export function platformLoggerFor(log: LogConfig | undefined, debug = false): PlatformLogger {
+  const format = log?.format ?? 'auto';
+  return new PlatformLogger({ format: format === 'auto' ? null : format, level: log?.level, debug });
 }
