@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { PageFieldsDto } from '../../common/pagination.js';
 import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/registry-vocabulary.js';
 import { PublisherDto } from '../registry/registry.responses.js';
@@ -73,7 +73,7 @@ export class VerificationSubmittedDto {
  * `id` = the publisher's id, then the request (`verification_request_id`; `request_id` and `publisher_id`
  * are kept as aliases for existing clients).
  */
-export class PendingPublisherDto {
+export class PendingPublisherDto extends PickType(VerificationRequestDto, ['method', 'data', 'submitted_at'] as const) {
   @ApiProperty({ type: String, format: 'uuid', description: "The publisher's id (what the admin verifies)" })
   id: string;
 
@@ -109,15 +109,6 @@ export class PendingPublisherDto {
 
   @ApiProperty({ type: String, format: 'uuid', description: 'Alias of verification_request_id' })
   request_id: string;
-
-  @ApiProperty({ enum: VERIFICATION_METHODS })
-  method: VerificationMethod;
-
-  @ApiProperty(VERIFICATION_DATA)
-  data: object;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  submitted_at: string;
 }
 
 export class PendingPublisherListDto extends PageFieldsDto {

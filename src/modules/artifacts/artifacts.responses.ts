@@ -115,21 +115,9 @@ export class UploadedBuildDto extends ArtifactVersionDto {
   download_url: string;
 }
 
-export class LatestBuildDto {
+export class LatestBuildDto extends OmitType(ArtifactVersionDto, ['builds'] as const) {
   @ApiProperty({ type: String, example: 'toolbox-desktop' })
   artifact: string;
-
-  @ApiProperty({ type: String, example: '1.4.0' })
-  version: string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  released_at: string;
-
-  @ApiProperty({ type: String })
-  changelog: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  min_os_version: string | null;
 
   @ApiProperty({ type: () => LatestBuildFileDto })
   build: LatestBuildFileDto;

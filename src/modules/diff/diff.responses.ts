@@ -2,10 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 
 /** Response bodies of deltas (issue 5, docs/delta-format.md); mapped in diff.views.ts. */
 
-export class DiffInfoDto {
-  @ApiProperty({ type: String, enum: ['ready'] })
-  status: 'ready';
-
+/** The version pair every delta answer names. */
+class DiffPairDto {
   @ApiProperty({ type: String, example: 'CloudM' })
   package_name: string;
 
@@ -14,6 +12,11 @@ export class DiffInfoDto {
 
   @ApiProperty({ type: String, example: '1.1.0' })
   to_version: string;
+}
+
+export class DiffInfoDto extends DiffPairDto {
+  @ApiProperty({ type: String, enum: ['ready'] })
+  status: 'ready';
 
   @ApiProperty({ type: String, nullable: true, example: 'tbdelta/1' })
   format: string | null;
@@ -61,21 +64,12 @@ export class DiffInfoDto {
   download_url: string;
 }
 
-export class DiffPendingDto {
+export class DiffPendingDto extends DiffPairDto {
   @ApiProperty({ type: String, enum: ['pending'] })
   status: 'pending';
 
   @ApiProperty({ type: String, example: 'diff.generate:…' })
   job_id: string;
-
-  @ApiProperty({ type: String, example: 'CloudM' })
-  package_name: string;
-
-  @ApiProperty({ type: String, example: '1.0.0' })
-  from_version: string;
-
-  @ApiProperty({ type: String, example: '1.1.0' })
-  to_version: string;
 
   @ApiProperty({ type: String, description: 'Ask here again (after Retry-After seconds)' })
   info_url: string;
