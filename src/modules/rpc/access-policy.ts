@@ -94,6 +94,7 @@ export class AccessPolicyStore {
   private cached: AccessPolicyDocument = { peers: {} };
   private cachedMtimeMs = -1;
   private checkedAt = 0;
+  private reloading: Promise<AccessPolicyDocument> | undefined;
 
   constructor(
     readonly path: string,
@@ -112,10 +113,18 @@ export class AccessPolicyStore {
   }
 
   /** The current policy for a running provider; a broken file keeps the last good policy. */
-  async current(): Promise<AccessPolicyDocument> {
-    const now = Date.now();
-    if (now - this.checkedAt < this.recheckMs) return this.cached;
-    this.checkedAt = now;
+  current(): Promise<AccessPolicyDocument> {
+    // Calls arriving while the file is being re-read wait for that read, never see an older policy.
+    if (this.reloading) return this.reloading;
+    if (Date.now() - this.checkedAt < this.recheckMs) return Promise.resolve(this.cached);
+    this.reloading = this.reload().finally(() => {
+      this.checkedAt = Date.now();
+      this.reloading = undefined;
+    });
+    return this.reloading;
+  }
+
+  private async reload(): Promise<AccessPolicyDocument> {
     try {
       const mtimeMs = await stat(this.path).then(
         (info) => info.mtimeMs,
