@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Libp2p, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
-import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
+import { isMultiaddr, multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import { Result } from '../app-core/result.js';
 import { FrameDecoder } from './framing.js';
 import {
@@ -321,10 +321,14 @@ export function normalizePeer(peer: RpcPeer): { peerId: string; dial: PeerId | M
     const peerId = peerIdFromString(peer);
     return { peerId: peerId.toString(), dial: peerId };
   }
-  if ('getPeerId' in peer && typeof peer.getPeerId === 'function') {
-    const id = peer.getPeerId();
+  if (isMultiaddr(peer)) {
+    // The last /p2p/ component is the peer called (a relayed address names the relay first).
+    const id = peer
+      .getComponents()
+      .filter((component) => component.name === 'p2p')
+      .pop()?.value;
     if (!id) throw new Error(`${peer.toString()} does not end in /p2p/PEER_ID`);
-    return { peerId: id, dial: peer };
+    return { peerId: peerIdFromString(id).toString(), dial: peer };
   }
-  return { peerId: peer.toString(), dial: peer as PeerId };
+  return { peerId: peer.toString(), dial: peer };
 }
