@@ -36,12 +36,12 @@ function argument(name: string, fallback: number): number {
 /** The HTTP comparison server: the application core behind one bare Nest route. */
 async function httpServer(dataDir: string): Promise<void> {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir });
-  let core: AppCoreService;
+  let core: AppCoreService | undefined;
   @Controller('api')
   class ApiController {
     @Get(':module/:function')
     async run(@Param('module') module: string, @Param('function') name: string, @Query('value') value: string) {
-      return core.aRunFunction(`${module}.${name}`, { args: [value], caller: anonymousCaller('http') });
+      return core!.aRunFunction(`${module}.${name}`, { args: [value], caller: anonymousCaller('http') });
     }
   }
   @Module({ imports: [AppCoreAppModule.forRoot(config)], controllers: [ApiController] })

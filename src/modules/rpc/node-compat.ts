@@ -1,7 +1,11 @@
+import { WebSocket as NodeWebSocket } from 'ws';
+
 /**
- * js-libp2p 3.x calls `Promise.withResolvers` (ES2024), which Node.js has from version 22 on. The
- * platform runs on Node 20, so the RPC module installs the standard-conforming fallback before it
- * loads libp2p. Nothing else changes: on Node 22+ the native method is kept.
+ * js-libp2p 3.x relies on two globals Node.js has from version 22 on: `Promise.withResolvers` (ES2024)
+ * and the WHATWG `WebSocket` client (the WebSocket transport dials with it). The platform runs on
+ * Node 20, so the RPC module installs standard-conforming fallbacks before it loads libp2p: the method
+ * below, and the `ws` package's WebSocket (which implements the same browser interface). On Node 22+ the
+ * native ones are kept.
  */
 interface PromiseWithResolversShape<T> {
   promise: Promise<T>;
@@ -26,5 +30,8 @@ if (typeof promiseConstructor.withResolvers !== 'function') {
     },
   });
 }
+
+const globals = globalThis as unknown as { WebSocket?: unknown };
+if (typeof globals.WebSocket === 'undefined') globals.WebSocket = NodeWebSocket;
 
 export {};

@@ -53,7 +53,7 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
     processes.push(tb);
     const line = await tb.line((each) => each.startsWith('{'));
     const ready = JSON.parse(line) as { peer_id: string; addresses: string[] };
-    const address = ready.addresses.find((each) => each.includes('/tcp/') && !each.includes('p2p-circuit'))!;
+    const address = ready.addresses.find((each) => !each.includes('/ws') && !each.includes('p2p-circuit'))!;
     return { tb, peerId: ready.peer_id, address, addresses: ready.addresses };
   }
 
@@ -67,10 +67,11 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
     return peer;
   }
 
-  let provider: { tb: TbProcess; peerId: string; address: string };
+  let provider: { tb: TbProcess; peerId: string; address: string; addresses: string[] };
   let providerData: string;
   let alice: RpcPeerNode;
   let bob: RpcPeerNode;
+  let carol: RpcPeerNode;
 
   beforeAll(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'tb-rpc-e2e-'));
@@ -78,8 +79,10 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
     providerData = await providerDir('provider');
     alice = await consumer('alice');
     bob = await consumer('bob');
+    carol = await consumer('carol');
     expect((await tb(providerData, 'allow', alice.peerId, 'rpctest.*')).code).toBe(0);
-    provider = await serve(providerData);
+    expect((await tb(providerData, 'allow', carol.peerId, 'rpctest.echo')).code).toBe(0);
+    provider = await serve(providerData, {}, ['--listen', '/ip4/127.0.0.1/tcp/0/ws']);
   });
 
   afterAll(async () => {
@@ -102,6 +105,16 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
     expect(result.get()).toEqual({ hello: 'world', n: [1, 2] });
     const kwargs = await alice.call(provider.address, 'rpctest.sleep', { kwargs: { ms: 1, value: 'kw' } });
     expect(kwargs.get()).toBe('kw');
+  });
+
+  it('calls over the WebSocket transport', async () => {
+    const websocket = provider.addresses.find((each) => each.includes('/ws/'))!;
+    expect(websocket).toMatch(/^\/ip4\/127\.0\.0\.1\/tcp\/\d+\/ws\/p2p\//);
+    const result = await carol.call(websocket, 'rpctest.echo', { args: ['over ws'] });
+    expect(result.info).toEqual({ exec_code: 0, help_text: 'OK' });
+    expect(result.get()).toBe('over ws');
+    const connection = carol.node.getConnections().find((each) => each.remotePeer.toString() === provider.peerId)!;
+    expect(connection.remoteAddr.toString()).toContain('/ws');
   });
 
   it('tb rpc call prints the Result and exits by outcome', async () => {
@@ -208,6 +221,7 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
     const peers = await tb(providerData, 'peers', '--json');
     expect(JSON.parse(peers.stdout).peers).toEqual({
       [alice.peerId]: { allow: ['rpctest.*'], level: 1 },
+      [carol.peerId]: { allow: ['rpctest.echo'], level: 1 },
       '*': { allow: ['rpctest.echo'], level: 0 },
     });
     expect((await tb(providerData, 'allow', bob.peerId, 'rpctest.admin', '--level=-1')).code).toBe(0);
