@@ -36,18 +36,18 @@ function argument(name: string, fallback: number): number {
 /** The HTTP comparison server: the application core behind one bare Nest route. */
 async function httpServer(dataDir: string): Promise<void> {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir });
-  let core: AppCoreService | undefined;
+  const holder: { core?: AppCoreService } = {};
   @Controller('api')
   class ApiController {
     @Get(':module/:function')
     async run(@Param('module') module: string, @Param('function') name: string, @Query('value') value: string) {
-      return core!.aRunFunction(`${module}.${name}`, { args: [value], caller: anonymousCaller('http') });
+      return holder.core!.aRunFunction(`${module}.${name}`, { args: [value], caller: anonymousCaller('http') });
     }
   }
   @Module({ imports: [AppCoreAppModule.forRoot(config)], controllers: [ApiController] })
   class HttpBenchModule {}
   const app = await NestFactory.create(HttpBenchModule, { logger: false });
-  core = app.get(AppCoreService);
+  holder.core = app.get(AppCoreService);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
