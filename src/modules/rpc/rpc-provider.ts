@@ -113,7 +113,17 @@ export class RpcProvider {
     const send = (response: RpcResponse) => {
       if (response.error)
         this.counters.errors[response.error.code] = (this.counters.errors[response.error.code] ?? 0) + 1;
-      let body = encodeMessage(response);
+      let body: Uint8Array;
+      try {
+        body = encodeMessage(response);
+      } catch (error) {
+        body = encodeMessage(
+          errorResponse(response.call_id, {
+            code: RPC_ERROR.INTERNAL,
+            message: `the result is not JSON-serializable: ${(error as Error).message}`,
+          }),
+        );
+      }
       if (body.length > this.options.maxMessageBytes)
         body = encodeMessage(
           errorResponse(response.call_id, {
