@@ -12,6 +12,7 @@ import {
   peerIdOf,
   peerKeyPath,
   policyPath,
+  validatePeer,
   type RpcSettings,
 } from '../modules/rpc/index.js';
 import { UsageError } from '../common/errors.js';
@@ -241,8 +242,8 @@ async function managePolicy(
     if (level !== undefined && ![-1, 0, 1, 2].includes(level))
       throw new UsageError(`--level must be -1, 0, 1 or 2 (got "${levelText}")`);
     const document = await store.allow(peer, pattern, level);
-    const grant = document.peers[peer === ANY_PEER ? ANY_PEER : Object.keys(document.peers).find((p) => p === peer)!];
-    io.out(`allowed ${pattern} to ${peer} (level ${grant?.level ?? level})`);
+    const name = validatePeer(peer);
+    io.out(`allowed ${pattern} to ${name === ANY_PEER ? 'every peer' : name} (level ${document.peers[name].level})`);
     return 0;
   }
   if (levelText !== undefined) throw new UsageError('--level applies to tb rpc allow only');
