@@ -36,3 +36,4 @@ export {
 export { createRpcNode, parseMultiaddrs, type RpcNodeOptions } from './rpc-node.js';
 export { DEFAULT_RPC_SETTINGS, RpcPeerNode, type RpcSettings, type StartRpcPeerOptions } from './rpc-peer.js';
 export { RpcProvider, type RpcProviderLogger, type RpcProviderOptions, type RpcProviderStats } from './rpc-provider.js';
+export { RPC_MODULE_OPTIONS, RpcModule, RpcService, type RpcModuleOptions } from './rpc.module.js';
