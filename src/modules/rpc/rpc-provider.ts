@@ -29,6 +29,12 @@ export interface RpcProviderOptions {
   maxMessageBytes: number;
   /** Calls running at once over all peers; more wait for a slot (default 64). */
   maxConcurrentCalls: number;
+  /**
+   * Calls one stream may have unanswered (running or waiting for a slot); past it the provider stops
+   * reading that stream until one is answered, so a flooding peer is slowed by stream backpressure
+   * instead of growing the queue (default 4 × maxConcurrentCalls).
+   */
+  maxInFlightPerStream?: number;
   /** A call not finished after this long is answered 408 (its wait for a slot included). */
   callTimeoutMs: number;
   /** Put the function's error text into `details` of 500 answers (DEBUG). */
@@ -110,6 +116,9 @@ export class RpcProvider {
     const peerId = connection.remotePeer.toString();
     const writer = new FrameWriter(stream);
     const decoder = new FrameDecoder(this.options.maxMessageBytes);
+    const inFlightLimit = this.options.maxInFlightPerStream ?? this.options.maxConcurrentCalls * 4;
+    let inFlight = 0;
+    let resumeReading: (() => void) | undefined;
     const send = (response: RpcResponse) => {
       if (response.error)
         this.counters.errors[response.error.code] = (this.counters.errors[response.error.code] ?? 0) + 1;
@@ -139,7 +148,17 @@ export class RpcProvider {
           if (event.kind === 'frame') {
             const parsed = parseRequest(event.body);
             if (!parsed.ok) void send(errorResponse(parsed.callId, parsed.error));
-            else void this.run(peerId, parsed.request).then(send);
+            else {
+              inFlight++;
+              void this.run(peerId, parsed.request)
+                .then(send)
+                .finally(() => {
+                  inFlight--;
+                  resumeReading?.();
+                });
+              while (inFlight >= inFlightLimit) await new Promise<void>((resume) => (resumeReading = resume));
+              resumeReading = undefined;
+            }
           } else if (event.kind === 'oversized') {
             void send(
               errorResponse(event.callId, {
@@ -156,7 +175,10 @@ export class RpcProvider {
           }
         }
       }
-      // The consumer closed its side: answer what is still running, then close ours (FrameWriter keeps order).
+      // The consumer closed its side: answer what is still running, then close ours.
+      while (inFlight > 0) await new Promise<void>((resume) => (resumeReading = resume));
+      await writer.write(undefined);
+      await stream.close().catch(() => undefined);
     } catch (error) {
       this.options.logger?.warn(`rpc stream from ${peerId} failed: ${(error as Error).message}`);
     }

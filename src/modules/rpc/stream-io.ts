@@ -15,7 +15,9 @@ export class FrameWriter {
 
   constructor(private readonly stream: Stream) {}
 
-  write(body: Uint8Array): Promise<void> {
+  /** Queues one frame; `undefined` queues nothing and resolves once everything before it is written. */
+  write(body: Uint8Array | undefined): Promise<void> {
+    if (body === undefined) return this.tail;
     const frame = encodeFrame(body);
     this.tail = this.tail.then(async () => {
       if (this.stream.writeStatus !== 'writable') return;
