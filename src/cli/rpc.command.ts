@@ -23,7 +23,7 @@ const USAGE = `usage: tb rpc id [--json]
        tb rpc serve [--listen MULTIADDR]... [--relay MULTIADDR]... [--json]
        tb rpc call PEER_ADDR module.function [--args JSON] [--kwargs JSON] [--timeout S] [--json]
        tb rpc relay [--listen MULTIADDR]... [--json]
-       tb rpc allow PEER_ID|* module.function|module.*|* [--level -1|0|1|2]
+       tb rpc allow PEER_ID|* module.function|module.*|* [--level=-1|0|1|2]
        tb rpc deny PEER_ID|* [module.function|module.*|*]
        tb rpc peers [--json]`;
 

@@ -378,6 +378,8 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
     expect(second.peerId).toBe(first.peerId);
     const again = await alice.call(second.address, 'rpctest.echo', { args: ['back'] });
     expect(again.get()).toBe('back');
+    // SIGTERM stops a provider cleanly.
+    expect(await second.tb.stop('SIGTERM')).toBe(0);
   });
 
   it('calls through a Circuit Relay v2 relay that only ever carries ciphertext', async () => {
