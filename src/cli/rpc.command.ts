@@ -22,7 +22,7 @@ import { processIo, reportingDomainErrors, type CommandIo } from './command-io.j
 const USAGE = `usage: tb rpc id [--json]
        tb rpc serve [--listen MULTIADDR]... [--relay MULTIADDR]... [--json]
        tb rpc call PEER_ADDR module.function [--args JSON] [--kwargs JSON] [--timeout S] [--json]
-       tb rpc relay [--listen MULTIADDR]... [--json]
+       tb rpc relay [--listen MULTIADDR]... [--allow-peer PEER_ID]... [--json]
        tb rpc allow PEER_ID|* module.function|module.*|* [--level=-1|0|1|2]
        tb rpc deny PEER_ID|* [module.function|module.*|*]
        tb rpc peers [--json]`;
@@ -40,6 +40,7 @@ export async function runRpcCommand(argv: string[], io: CommandIo = processIo())
     json: { type: 'boolean', default: false },
     listen: { type: 'string', multiple: true },
     relay: { type: 'string', multiple: true },
+    'allow-peer': { type: 'string', multiple: true },
     args: { type: 'string' },
     kwargs: { type: 'string' },
     timeout: { type: 'string' },
@@ -62,7 +63,14 @@ export async function runRpcCommand(argv: string[], io: CommandIo = processIo())
           io,
         );
       case 'relay':
-        return await relay(config, settings, values.listen ?? config.rpc.relayListen, values.json, io);
+        return await relay(
+          config,
+          settings,
+          values.listen ?? config.rpc.relayListen,
+          values['allow-peer'] ?? config.rpc.relayAllowPeers,
+          values.json,
+          io,
+        );
       case 'call':
         return await call(config, settings, positionals, values, io);
       case 'allow':
@@ -164,10 +172,17 @@ async function relay(
   config: PlatformConfig,
   settings: RpcSettings,
   listen: string[],
+  reservationPeers: string[],
   json: boolean | undefined,
   io: CommandIo,
 ): Promise<number> {
-  const peer = await RpcPeerNode.start({ ...settings, dataDir: config.dataDir, listen, relayServer: true });
+  const peer = await RpcPeerNode.start({
+    ...settings,
+    dataDir: config.dataDir,
+    listen,
+    relayServer: true,
+    relayReservationPeers: reservationPeers,
+  });
   const stopped = shutdownSignal();
   printPeer('relay', peer, json, io);
   await stopped;

@@ -115,6 +115,8 @@ export interface RpcConfig {
   relays: string[];
   /** RPC_RELAY_LISTEN: where `tb rpc relay` listens (default /ip4/0.0.0.0/tcp/9101). */
   relayListen: string[];
+  /** RPC_RELAY_ALLOW_PEERS (comma-separated peer ids): who may reserve a slot on `tb rpc relay`; empty: anyone. */
+  relayAllowPeers: string[];
   /** RPC_CALL_TIMEOUT_SECONDS: the consumer's per-call timeout (30). */
   callTimeoutSeconds: number;
   /** RPC_PROVIDER_TIMEOUT_SECONDS: the provider answers 408 after this long (25). */
@@ -396,6 +398,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     rpc: {
       listen: read.string('RPC_LISTEN') === null ? ['/ip4/0.0.0.0/tcp/9100'] : read.list('RPC_LISTEN'),
       relays: read.list('RPC_RELAYS'),
+      relayAllowPeers: read.list('RPC_RELAY_ALLOW_PEERS'),
       relayListen: read.string('RPC_RELAY_LISTEN') === null ? ['/ip4/0.0.0.0/tcp/9101'] : read.list('RPC_RELAY_LISTEN'),
       callTimeoutSeconds: read.number('RPC_CALL_TIMEOUT_SECONDS', 30, { min: 0.001 }),
       providerTimeoutSeconds: read.number('RPC_PROVIDER_TIMEOUT_SECONDS', 25, { min: 0.001 }),

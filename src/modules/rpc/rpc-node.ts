@@ -4,10 +4,11 @@ import { yamux } from '@chainsafe/libp2p-yamux';
 import { circuitRelayServer, circuitRelayTransport } from '@libp2p/circuit-relay-v2';
 import { dcutr } from '@libp2p/dcutr';
 import { identify } from '@libp2p/identify';
-import type { Libp2p, PrivateKey } from '@libp2p/interface';
+import { FaultTolerance, type Libp2p, type PrivateKey } from '@libp2p/interface';
 import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { webSockets } from '@libp2p/websockets';
+import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
 import { PlatformError } from '../../common/errors.js';
@@ -20,6 +21,11 @@ export interface RpcNodeOptions {
   relays?: readonly string[];
   /** Run a Circuit Relay v2 server (`tb rpc relay`). */
   relayServer?: boolean;
+  /**
+   * Peer ids a relay server accepts reservations from (the providers it relays for); empty or absent:
+   * any peer. Consumers need no entry: they only connect through to a reserved peer.
+   */
+  relayReservationPeers?: readonly string[];
   /** Try DCUtR hole punching to upgrade relayed connections to direct ones (default true; relays never do). */
   holePunching?: boolean;
 }
@@ -54,13 +60,28 @@ export async function createRpcNode(options: RpcNodeOptions): Promise<Libp2p> {
   } else if (options.holePunching !== false) {
     services.dcutr = dcutr();
   }
+  const reservationPeers = new Set(
+    (options.relayReservationPeers ?? []).map((peer) => {
+      try {
+        return peerIdFromString(peer).toString();
+      } catch {
+        throw new PlatformError('BAD_REQUEST', `"${peer}" is not a peer id (12D3KooW…)`);
+      }
+    }),
+  );
   const node = await createLibp2p({
     privateKey: options.privateKey,
+    connectionGater:
+      reservationPeers.size === 0
+        ? undefined
+        : { denyInboundRelayReservation: (source) => !reservationPeers.has(source.toString()) },
     addresses: { listen: [...listen, ...relays.map((relay) => `${relay}/p2p-circuit`)] },
     transports: [tcp(), webSockets(), circuitRelayTransport()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     connectionManager: { maxConnections: 1024 },
+    // A relay that refuses or cannot be reached leaves the peer running on its other addresses.
+    transportManager: { faultTolerance: FaultTolerance.NO_FATAL },
     services,
   });
   return node as unknown as Libp2p;

@@ -35,6 +35,8 @@ export interface StartRpcPeerOptions extends Partial<RpcSettings> {
   runner?: Pick<FunctionRunner, 'runAny'>;
   /** Run a Circuit Relay v2 server. */
   relayServer?: boolean;
+  /** Peer ids the relay server accepts reservations from (default: any). */
+  relayReservationPeers?: readonly string[];
   holePunching?: boolean;
   debug?: boolean;
   logger?: RpcProviderLogger;
@@ -64,6 +66,7 @@ export class RpcPeerNode {
       listen: options.listen,
       relays: options.relays,
       relayServer: options.relayServer,
+      relayReservationPeers: options.relayReservationPeers,
       holePunching: options.holePunching,
     });
     let provider: RpcProvider | undefined;
