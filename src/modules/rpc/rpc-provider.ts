@@ -120,26 +120,8 @@ export class RpcProvider {
     let inFlight = 0;
     let resumeReading: (() => void) | undefined;
     const send = (response: RpcResponse) => {
-      if (response.error)
-        this.counters.errors[response.error.code] = (this.counters.errors[response.error.code] ?? 0) + 1;
-      let body: Uint8Array;
-      try {
-        body = encodeMessage(response);
-      } catch (error) {
-        body = encodeMessage(
-          errorResponse(response.call_id, {
-            code: RPC_ERROR.INTERNAL,
-            message: `the result is not JSON-serializable: ${(error as Error).message}`,
-          }),
-        );
-      }
-      if (body.length > this.options.maxMessageBytes)
-        body = encodeMessage(
-          errorResponse(response.call_id, {
-            code: RPC_ERROR.TOO_LARGE,
-            message: `response of ${body.length} bytes exceeds the maximum message size of ${this.options.maxMessageBytes} bytes`,
-          }),
-        );
+      const { body, code } = this.encode(response);
+      if (code !== null) this.counters.errors[code] = (this.counters.errors[code] ?? 0) + 1;
       return writer.write(body);
     };
     try {
@@ -182,6 +164,29 @@ export class RpcProvider {
     } catch (error) {
       this.options.logger?.warn(`rpc stream from ${peerId} failed: ${(error as Error).message}`);
     }
+  }
+
+  /** The bytes of an answer; one JSON cannot carry becomes a 500, one over the size limit a 413. */
+  private encode(response: RpcResponse): { body: Uint8Array; code: number | null } {
+    let answer = response;
+    let body: Uint8Array;
+    try {
+      body = encodeMessage(answer);
+    } catch (error) {
+      answer = errorResponse(response.call_id, {
+        code: RPC_ERROR.INTERNAL,
+        message: `the result is not JSON-serializable: ${(error as Error).message}`,
+      });
+      body = encodeMessage(answer);
+    }
+    if (body.length > this.options.maxMessageBytes) {
+      answer = errorResponse(response.call_id, {
+        code: RPC_ERROR.TOO_LARGE,
+        message: `response of ${body.length} bytes exceeds the maximum message size of ${this.options.maxMessageBytes} bytes`,
+      });
+      body = encodeMessage(answer);
+    }
+    return { body, code: answer.error?.code ?? null };
   }
 
   private async run(
