@@ -86,9 +86,10 @@ describe('RpcProvider', () => {
       const request = { type: 'request', call_id: `c${index}`, module: 'gate', function: 'hold', args: [index] };
       stream.send(encodeFrame(new TextEncoder().encode(JSON.stringify(request))));
     }
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+    for (let tries = 0; tries < 50 && provider.stats().waiting < 5; tries++) await settle();
     await settle();
-    // 3 running, 5 waiting for a slot, the other 12 not read yet.
+    // 3 running, 5 waiting for a slot, the other 12 not read yet (and not read while nothing is answered).
     expect(gate.started).toBe(3);
     expect(provider.stats()).toMatchObject({ running: 3, waiting: 5, calls: 8 });
     while (answers.length < 20) {

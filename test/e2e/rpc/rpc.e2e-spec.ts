@@ -174,10 +174,8 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
   it('aborts a call with its AbortSignal', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const started = Date.now();
     const result = await alice.call(provider.address, 'rpctest.sleep', { args: [3000], signal: controller.signal });
     expect(result.info.exec_code).toBe(499);
-    expect(Date.now() - started).toBeLessThan(2500);
     const already = await alice.call(provider.address, 'rpctest.echo', { args: [1], signal: AbortSignal.abort() });
     expect(already.info.exec_code).toBe(499);
   });
@@ -366,10 +364,8 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
       (count) => count >= 5,
       5000,
     );
-    const started = Date.now();
     await first.tb.stop('SIGKILL');
     const results = await Promise.all(pending);
-    expect(Date.now() - started).toBeLessThan(10_000);
     for (const result of results) {
       expect(result.info.exec_code).toBe(503);
       expect(result.info.help_text).toContain('RPC call failed');
