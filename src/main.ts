@@ -28,6 +28,8 @@ const HELP = `tb — Toolbox Platform command-line tool
   tb docs init|search Q|lookup NAME|suggest  the docs system
   tb footprint [--json]                      resource metrics of this process
   tb probe ping|geo [--json]                 reach a platform server and measure it
+  tb rpc id|serve|call|relay|allow|deny|peers
+                                             peer-to-peer RPC over libp2p (docs/rpc.md)
   tb help                                    this text
 
 Configuration comes from the environment (see .env.example and the README).`;
@@ -45,6 +47,7 @@ const COMMANDS: Record<string, Command> = {
   docs: async (argv, io) => (await import('./cli/docs.command.js')).runDocsCommand(argv, io),
   footprint: async (argv, io) => (await import('./cli/footprint.command.js')).runFootprintCommand(argv, io),
   probe: async (argv, io) => (await import('./cli/probe.command.js')).runProbeCommand(argv, io),
+  rpc: async (argv, io) => (await import('./cli/rpc.command.js')).runRpcCommand(argv, io),
 };
 
 async function main(argv: string[], io: CommandIo): Promise<void> {

@@ -104,6 +104,27 @@ export interface PlatformConfig {
   };
   /** The registry `tb mods` installs from and publishes to (TB_REGISTRY_URL, TB_TOKEN). */
   modsRegistry: { url: string; token: string | null };
+  /** Peer-to-peer RPC (seed 03 B, `tb rpc`, docs/rpc.md). */
+  rpc: RpcConfig;
+}
+
+export interface RpcConfig {
+  /** RPC_LISTEN (comma-separated multiaddrs): where `tb rpc serve` listens (default /ip4/0.0.0.0/tcp/9100). */
+  listen: string[];
+  /** RPC_RELAYS (comma-separated multiaddrs ending in /p2p/RELAY_ID): relays `tb rpc serve` reserves a slot on. */
+  relays: string[];
+  /** RPC_RELAY_LISTEN: where `tb rpc relay` listens (default /ip4/0.0.0.0/tcp/9101). */
+  relayListen: string[];
+  /** RPC_RELAY_ALLOW_PEERS (comma-separated peer ids): who may reserve a slot on `tb rpc relay`; empty: anyone. */
+  relayAllowPeers: string[];
+  /** RPC_CALL_TIMEOUT_SECONDS: the consumer's per-call timeout (30). */
+  callTimeoutSeconds: number;
+  /** RPC_PROVIDER_TIMEOUT_SECONDS: the provider answers 408 after this long (25). */
+  providerTimeoutSeconds: number;
+  /** RPC_MAX_MESSAGE_BYTES: largest request or response, both sides (4 MiB). */
+  maxMessageBytes: number;
+  /** RPC_MAX_CONCURRENT_CALLS: calls a provider runs at once (64). */
+  maxConcurrentCalls: number;
 }
 
 export const SERVICE_NAMES = ['registry', 'httpWorker', 'wsWorker', 'manager', 'mcp', 'gateway'] as const;
@@ -373,6 +394,16 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     modsRegistry: {
       url: (read.string('TB_REGISTRY_URL') ?? 'http://127.0.0.1:4025').replace(/\/+$/, ''),
       token: read.string('TB_TOKEN'),
+    },
+    rpc: {
+      listen: read.string('RPC_LISTEN') === null ? ['/ip4/0.0.0.0/tcp/9100'] : read.list('RPC_LISTEN'),
+      relays: read.list('RPC_RELAYS'),
+      relayAllowPeers: read.list('RPC_RELAY_ALLOW_PEERS'),
+      relayListen: read.string('RPC_RELAY_LISTEN') === null ? ['/ip4/0.0.0.0/tcp/9101'] : read.list('RPC_RELAY_LISTEN'),
+      callTimeoutSeconds: read.number('RPC_CALL_TIMEOUT_SECONDS', 30, { min: 0.001 }),
+      providerTimeoutSeconds: read.number('RPC_PROVIDER_TIMEOUT_SECONDS', 25, { min: 0.001 }),
+      maxMessageBytes: read.integer('RPC_MAX_MESSAGE_BYTES', 4 * MiB, { min: 1024, max: 1024 * MiB }),
+      maxConcurrentCalls: read.integer('RPC_MAX_CONCURRENT_CALLS', 64, { min: 1, max: 10_000 }),
     },
   };
 
