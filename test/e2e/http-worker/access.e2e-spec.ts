@@ -3,6 +3,9 @@ import { backends } from '../../support/backends.js';
 import { HttpWorkerTestModsModule } from '../../support/http-worker-test-mods.js';
 import { startHttpWorker, type HttpWorkerUnderTest } from '../../support/worker-under-test.js';
 
+/** A response body as JSON (any: the suites check its shape). */
+const json = (response: Response): Promise<any> => response.json();
+
 type Caller = 'none' | -1 | 0 | 1 | 2;
 const CALLERS: Caller[] = ['none', -1, 0, 1, 2];
 
@@ -52,7 +55,7 @@ describe.each(backends())('HTTP worker access levels ($name)', (backend) => {
           const response = await fetch(`${worker.baseUrl}${path}`, { headers: headersFor(caller, via) });
           actual.push([path, caller, response.status]);
           expected.push([path, caller, statuses[index]]);
-          const body = (await response.json()) as { error: string; info: { exec_code: number } };
+          const body = (await json(response)) as { error: string; info: { exec_code: number } };
           if (response.status === 200) expect(body.error).toBe('none');
           else expect(body.info.exec_code).toBe(response.status);
         }
@@ -63,12 +66,12 @@ describe.each(backends())('HTTP worker access levels ($name)', (backend) => {
 
   it('says what is missing: a session (401) or the level (403)', async () => {
     const anonymous = await fetch(`${worker.baseUrl}/api/Access/member`);
-    expect(await anonymous.json()).toMatchObject({
+    expect(await json(anonymous)).toMatchObject({
       error: 'InputError',
       info: { exec_code: 401, help_text: expect.stringContaining('needs a session') },
     });
     const tooLow = await fetch(`${worker.baseUrl}/api/Access/trusted`, { headers: headersFor(1, 'jwt') });
-    expect(await tooLow.json()).toMatchObject({
+    expect(await json(tooLow)).toMatchObject({
       info: {
         exec_code: 403,
         help_text: expect.stringContaining('needs access level TRUSTED (2); the caller is LOGGED_IN (1)'),

@@ -5,6 +5,9 @@ import { eventually } from '../../support/eventually.js';
 import { HttpWorkerTestModsModule } from '../../support/http-worker-test-mods.js';
 import { startHttpWorker, type HttpWorkerUnderTest } from '../../support/worker-under-test.js';
 
+/** A response body as JSON (any: the suite checks its shape). */
+const json = (response: Response): Promise<any> => response.json();
+
 const USER = { id: 'usr_0123456789abcdef01234567', username: 'ada', level: 1 };
 
 describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backend) => {
@@ -30,7 +33,7 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       const response = await fetch(url('/api/Worker.Test/hello'));
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/application\/json/);
-      expect(await response.json()).toEqual({
+      expect(await json(response)).toEqual({
         error: 'none',
         origin: null,
         result: { data_to: 'native', data_info: '', data: 'hello', data_type: 'string' },
@@ -63,7 +66,7 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       const getHello = await fetch(url('/api/Worker.Test/hello'), { method: 'POST' });
       expect(getHello.status).toBe(405);
       expect(getHello.headers.get('allow')).toBe('GET, HEAD');
-      expect(await getHello.json()).toMatchObject({ info: { exec_code: 405 } });
+      expect(await json(getHello)).toMatchObject({ info: { exec_code: 405 } });
 
       const getEcho = await fetch(url('/api/Worker.Test/echo?a=1'));
       expect(getEcho.status).toBe(405);
@@ -89,19 +92,19 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
 
   describe('keyword arguments', () => {
     it('takes query, then form, then JSON body fields, the later winning', async () => {
-      const json = await fetch(url('/api/Worker.Test/echo?a=query&b=query&c=query'), {
+      const viaJson = await fetch(url('/api/Worker.Test/echo?a=query&b=query&c=query'), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ b: 'json', c: { nested: true } }),
       });
-      expect((await json.json()).result.data).toEqual({ a: 'query', b: 'json', c: { nested: true } });
+      expect((await json(viaJson)).result.data).toEqual({ a: 'query', b: 'json', c: { nested: true } });
 
       const form = await fetch(url('/api/Worker.Test/echo?a=query&b=query'), {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: 'b=form&c=form',
       });
-      expect((await form.json()).result.data).toEqual({ a: 'query', b: 'form', c: 'form' });
+      expect((await json(form)).result.data).toEqual({ a: 'query', b: 'form', c: 'form' });
 
       const multipart = new FormData();
       multipart.append('b', 'multipart');
@@ -109,18 +112,18 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
         method: 'POST',
         body: multipart,
       });
-      expect((await viaMultipart.json()).result.data).toEqual({ a: 'query', b: 'multipart' });
+      expect((await json(viaMultipart)).result.data).toEqual({ a: 'query', b: 'multipart' });
     });
 
     it('makes a repeated query key an array', async () => {
       const response = await fetch(url('/api/Worker.Test/echo?a=1&a=2'), { method: 'POST' });
-      expect((await response.json()).result.data).toEqual({ a: ['1', '2'] });
+      expect((await json(response)).result.data).toEqual({ a: ['1', '2'] });
     });
 
     it('refuses an unknown keyword and a non-object JSON body with 400', async () => {
       const unknown = await fetch(url('/api/Worker.Test/echo?zzz=1'), { method: 'POST' });
       expect(unknown.status).toBe(400);
-      expect(await unknown.json()).toMatchObject({
+      expect(await json(unknown)).toMatchObject({
         error: 'InputError',
         info: { help_text: expect.stringContaining("'zzz'") },
       });
@@ -145,7 +148,7 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       form.append('more', new Blob(['second'], { type: 'text/plain' }), 'b.txt');
       const response = await fetch(url('/api/Worker.Test/upload'), { method: 'POST', body: form });
       expect(response.status).toBe(200);
-      const data = (await response.json()).result.data;
+      const data = (await json(response)).result.data;
       expect(data.note).toBe('see attached');
       expect(data.file).toMatchObject({
         filename: 'a.txt',
@@ -168,13 +171,13 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       form.append('file', new Blob([Buffer.alloc(4096, 1)]), 'big.bin');
       const response = await fetch(url('/api/Worker.Test/upload'), { method: 'POST', body: form });
       expect(response.status).toBe(413);
-      expect(await response.json()).toMatchObject({ error: 'InputError', info: { exec_code: 413 } });
+      expect(await json(response)).toMatchObject({ error: 'InputError', info: { exec_code: 413 } });
       expect(await readdir(worker.config.httpWorker.uploadDir)).toEqual([]);
     });
 
     it('passes the request to a request_as_kwarg function, with the session', async () => {
       const anonymous = await fetch(url('/api/Worker.Test/whoami?extra=1'), { headers: { 'x-custom': 'yes' } });
-      const seen = (await anonymous.json()).result.data;
+      const seen = (await json(anonymous)).result.data;
       expect(seen.extra).toBe('1');
       expect(seen.request).toMatchObject({
         method: 'GET',
@@ -191,7 +194,7 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
         headers: { ...auth(), 'content-type': 'application/json' },
         body: JSON.stringify({ extra: 'x' }),
       });
-      const request = (await posted.json()).result.data.request;
+      const request = (await json(posted)).result.data.request;
       expect(request.body).toEqual({ extra: 'x' });
       expect(request.session).toMatchObject({ user_id: USER.id, user_name: 'ada', level: 1, via: 'jwt' });
     });
@@ -253,14 +256,14 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
     it('an error Result: its exec_code when an HTTP status, else 500 with the request id', async () => {
       const teapot = await fetch(url('/api/Worker.Test/teapot'));
       expect(teapot.status).toBe(418);
-      expect(await teapot.json()).toMatchObject({
+      expect(await json(teapot)).toMatchObject({
         error: 'CustomError',
         info: { exec_code: 418, help_text: 'short and stout' },
       });
 
       const failing = await fetch(url('/api/Worker.Test/failing'));
       expect(failing.status).toBe(500);
-      const body = await failing.json();
+      const body = await json(failing);
       expect(body).toMatchObject({ error: 'CustomError', info: { exec_code: -1 } });
       expect(body.request_id).toBe(failing.headers.get('x-request-id'));
     });

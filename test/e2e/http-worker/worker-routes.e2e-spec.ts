@@ -4,6 +4,9 @@ import { backends } from '../../support/backends.js';
 import { HttpWorkerTestModsModule } from '../../support/http-worker-test-mods.js';
 import { startHttpWorker, type HttpWorkerUnderTest } from '../../support/worker-under-test.js';
 
+/** A response body as JSON (any: the suites check its shape). */
+const json = (response: Response): Promise<any> => response.json();
+
 describe.each(backends())('HTTP worker routes ($name)', (backend) => {
   let worker: HttpWorkerUnderTest;
   const url = (path: string) => `${worker.baseUrl}${path}`;
@@ -20,18 +23,18 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
   it('/health: healthy, worker id, pid, timestamp; /ready checks the dependencies', async () => {
     const health = await fetch(url('/health'));
     expect(health.status).toBe(200);
-    const body = await health.json();
+    const body = await json(health);
     expect(body).toEqual({ status: 'healthy', worker_id: 'w-routes', pid: process.pid, timestamp: expect.any(String) });
     expect(Math.abs(Date.parse(body.timestamp) - Date.now())).toBeLessThan(60_000);
     const ready = await fetch(url('/ready'));
     expect(ready.status).toBe(200);
-    expect(Object.keys((await ready.json()).checks)).toEqual(
+    expect(Object.keys((await json(ready)).checks)).toEqual(
       backend.name === 'sqlite' ? ['database'] : ['database', 'redis'],
     );
   });
 
   it('/metrics counts requests, successes, errors, auth failures and denials; Prometheus text too', async () => {
-    const before = (await (await fetch(url('/metrics'))).json()) as Record<string, number>;
+    const before = (await json(await fetch(url('/metrics')))) as Record<string, number>;
     await fetch(url('/api/Access/open_anyone'));
     await fetch(url('/api/Access/member'));
     await fetch(url('/api/Access/trusted'), {
@@ -40,7 +43,7 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
     await fetch(url('/api/Worker.Test/boom'), {
       headers: { authorization: `Bearer ${worker.token({ id: 'usr_m', username: 'm', level: 1 })}` },
     });
-    const after = (await (await fetch(url('/metrics'))).json()) as Record<string, number | string | boolean>;
+    const after = (await json(await fetch(url('/metrics')))) as Record<string, number | string | boolean>;
     expect(after).toMatchObject({ worker_id: 'w-routes', pid: process.pid, draining: false, in_flight: 1 });
     // The first /metrics call is counted too: 5 requests between the two snapshots.
     expect(Number(after.requests_total) - before.requests_total).toBe(5);
@@ -60,12 +63,12 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
   });
 
   it('/api/ping, /api/geo and /api/ip', async () => {
-    expect(await (await fetch(url('/api/ping'))).json()).toMatchObject({ status: 'pong' });
-    expect(await (await fetch(url('/api/geo'))).json()).toMatchObject({ ip: '127.0.0.1', local: true });
-    expect(await (await fetch(url('/api/ip'))).json()).toEqual({ ip: '127.0.0.1', local: true });
+    expect(await json(await fetch(url('/api/ping')))).toMatchObject({ status: 'pong' });
+    expect(await json(await fetch(url('/api/geo')))).toMatchObject({ ip: '127.0.0.1', local: true });
+    expect(await json(await fetch(url('/api/ip')))).toEqual({ ip: '127.0.0.1', local: true });
     // Behind the reverse proxy on loopback, the forwarded address counts.
     const proxied = await fetch(url('/api/ip'), { headers: { 'x-forwarded-for': '203.0.113.9' } });
-    expect(await proxied.json()).toEqual({ ip: '203.0.113.9', local: false });
+    expect(await json(proxied)).toEqual({ ip: '203.0.113.9', local: false });
   });
 
   describe('POST /api/client-logs', () => {
@@ -95,7 +98,7 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
           }),
         });
         expect(response.status).toBe(202);
-        expect(await response.json()).toEqual({ status: 'ok', accepted: 3, dropped: 1 });
+        expect(await json(response)).toEqual({ status: 'ok', accepted: 3, dropped: 1 });
       } finally {
         for (const spy of spies) spy.mockRestore();
       }
@@ -119,7 +122,7 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
         body: JSON.stringify({ hello: 1 }),
       });
       expect(wrong.status).toBe(400);
-      expect(await wrong.json()).toMatchObject({ error: 'InputError', info: { exec_code: 400 } });
+      expect(await json(wrong)).toMatchObject({ error: 'InputError', info: { exec_code: 400 } });
     });
   });
 
@@ -158,7 +161,7 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
 
   it('documents its routes at /docs (Swagger UI) and /docs-json', async () => {
     expect((await fetch(url('/docs'))).status).toBe(200);
-    const document = await (await fetch(url('/docs-json'))).json();
+    const document = await json(await fetch(url('/docs-json')));
     const paths = Object.keys(document.paths);
     expect(paths).toEqual(
       expect.arrayContaining([
