@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { backends } from '../../support/backends.js';
+import { declaredRouteAccess } from '../../support/route-access.js';
 import { HttpWorkerTestModsModule } from '../../support/http-worker-test-mods.js';
 import { startHttpWorker, type HttpWorkerUnderTest } from '../../support/worker-under-test.js';
 
@@ -157,6 +158,27 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
         expect(response.headers.get('access-control-allow-origin')).toBeNull();
       },
     );
+  });
+
+  it('declares every route public at the route level: /api/{module}/{function} decides per function', () => {
+    const PUBLIC = 'session-cookie|jwt: public';
+    expect(declaredRouteAccess(worker.app)).toEqual({
+      'GET /health': PUBLIC,
+      'HEAD /health': PUBLIC,
+      'GET /ready': PUBLIC,
+      'GET /api/v1/ready': PUBLIC,
+      'GET /metrics': PUBLIC,
+      'GET /metrics/prometheus': PUBLIC,
+      'GET /api/ping': PUBLIC,
+      'GET /api/geo': PUBLIC,
+      'GET /api/ip': PUBLIC,
+      'POST /api/client-logs': PUBLIC,
+      'GET /api/:module/:function': PUBLIC,
+      'POST /api/:module/:function': PUBLIC,
+      'PUT /api/:module/:function': PUBLIC,
+      'DELETE /api/:module/:function': PUBLIC,
+      'ALL /api/:module/:function': PUBLIC,
+    });
   });
 
   it('documents its routes at /docs (Swagger UI) and /docs-json', async () => {
