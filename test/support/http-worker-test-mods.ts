@@ -69,6 +69,39 @@ export class WorkerTestMod {
     return Result.stream([{ n: 1 }, { n: 2 }], 'application/x-ndjson');
   }
 
+  /** Whether the source of the last `endless` stream was closed (the client went away). */
+  static endlessClosed = false;
+
+  @Export({ api: true })
+  endless(): Result {
+    WorkerTestMod.endlessClosed = false;
+    async function* source() {
+      try {
+        for (let tick = 0; ; tick += 1) {
+          yield { tick };
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        WorkerTestMod.endlessClosed = true;
+      }
+    }
+    return Result.stream(source());
+  }
+
+  @Export({ api: true })
+  endless_state(): boolean {
+    return WorkerTestMod.endlessClosed;
+  }
+
+  @Export({ api: true })
+  broken_stream(): Result {
+    async function* source() {
+      yield 'one';
+      throw new Error('source failed');
+    }
+    return Result.stream(source());
+  }
+
   @Export({ api: true })
   teapot(): Result {
     return Result.error('short and stout', 418);

@@ -37,7 +37,7 @@ export function parseClientLogs(body: unknown): { entries: ClientLogEntry[]; dro
     ? body
     : body !== null && typeof body === 'object' && Array.isArray((body as { logs?: unknown }).logs)
       ? (body as { logs: unknown[] }).logs
-      : body !== null && typeof body === 'object' && 'message' in body
+      : body !== null && typeof body === 'object' && ('message' in body || 'msg' in body)
         ? [body]
         : null;
   if (list === null)

@@ -246,6 +246,28 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       );
     });
 
+    it('closes the source when the client goes away', async () => {
+      const controller = new AbortController();
+      const response = await fetch(url('/api/Worker.Test/endless'), { signal: controller.signal });
+      const reader = response.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      expect(first).toContain('data: {"tick":0}');
+      controller.abort();
+      const closed = await eventually(
+        async () => (await json(await fetch(url('/api/Worker.Test/endless_state')))).result.data as boolean,
+        (state) => state,
+      );
+      expect(closed).toBe(true);
+    });
+
+    it('ends a failing stream with an error event carrying the request id', async () => {
+      const response = await fetch(url('/api/Worker.Test/broken_stream'));
+      const id = response.headers.get('x-request-id');
+      expect(await response.text()).toBe(
+        `data: one\n\nevent: error\ndata: {"message":"source failed","request_id":"${id}"}\n\n`,
+      );
+    });
+
     it('stream of another content type as chunked', async () => {
       const response = await fetch(url('/api/Worker.Test/ndjson'));
       expect(response.headers.get('content-type')).toBe('application/x-ndjson');
