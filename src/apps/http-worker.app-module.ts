@@ -68,7 +68,7 @@ export class HttpWorkerAppModule {
   }
 }
 
-/** The worker's HTTP choices: Result-shaped errors, Swagger at /docs (its routes own /api), CORS, its own drain. */
+/** The worker's HTTP choices: Result-shaped errors, Swagger at /docs/api (its routes own /api), CORS, its own drain. */
 export function httpWorkerHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   return {
     title: 'Toolbox Platform — HTTP worker',
@@ -77,7 +77,7 @@ export function httpWorkerHttpAppOptions(config: PlatformConfig): HttpAppOptions
     debug: config.debug,
     log: config.log,
     errorFormat: 'result',
-    docsPath: 'docs',
+    docsPath: 'docs/api',
     apiVersion: config.version,
     bodyLimit: config.httpWorker.bodyLimitBytes,
     cors: { origins: corsOriginRule(config.httpWorker.corsOrigins), credentials: true },

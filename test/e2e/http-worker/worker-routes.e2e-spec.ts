@@ -181,9 +181,9 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
     });
   });
 
-  it('documents its routes at /docs (Swagger UI) and /docs-json', async () => {
-    expect((await fetch(url('/docs'))).status).toBe(200);
-    const document = await json(await fetch(url('/docs-json')));
+  it('documents its routes at /docs/api (Swagger UI) and /docs/api-json', async () => {
+    expect((await fetch(url('/docs/api'))).status).toBe(200);
+    const document = await json(await fetch(url('/docs/api-json')));
     const paths = Object.keys(document.paths);
     expect(paths).toEqual(
       expect.arrayContaining([
