@@ -115,6 +115,21 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       expect((await json(viaMultipart)).result.data).toEqual({ a: 'query', b: 'multipart' });
     });
 
+    it('never lets a field name reach the prototype of the arguments', async () => {
+      const response = await fetch(url('/api/Worker.Test/echo?__proto__=q&constructor=q&a=1'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"__proto__": {"b": "polluted"}, "prototype": 1, "c": 2}',
+      });
+      expect(response.status).toBe(200);
+      expect((await json(response)).result.data).toEqual({ a: '1', c: 2 });
+      const form = new FormData();
+      form.append('__proto__', 'x');
+      form.append('b', 'ok');
+      const multipart = await fetch(url('/api/Worker.Test/echo'), { method: 'POST', body: form });
+      expect((await json(multipart)).result.data).toEqual({ b: 'ok' });
+    });
+
     it('makes a repeated query key an array', async () => {
       const response = await fetch(url('/api/Worker.Test/echo?a=1&a=2'), { method: 'POST' });
       expect((await json(response)).result.data).toEqual({ a: ['1', '2'] });
