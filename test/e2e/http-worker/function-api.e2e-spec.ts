@@ -19,7 +19,7 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
   beforeAll(async () => {
     worker = await startHttpWorker(
       backend,
-      { OPEN_MODULES: 'Worker.Test', HTTP_UPLOAD_MAX_BYTES: '1024' },
+      { OPEN_MODULES: 'Worker.Test', HTTP_UPLOAD_MAX_BYTES: '1024', HTTP_BODY_LIMIT_BYTES: '4096' },
       {
         imports: [HttpWorkerTestModsModule],
       },
@@ -128,6 +128,23 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       form.append('b', 'ok');
       const multipart = await fetch(url('/api/Worker.Test/echo'), { method: 'POST', body: form });
       expect((await json(multipart)).result.data).toEqual({ b: 'ok' });
+    });
+
+    it('refuses a JSON or form body over HTTP_BODY_LIMIT_BYTES with 413', async () => {
+      const big = 'x'.repeat(5000);
+      const viaJson = await fetch(url('/api/Worker.Test/echo'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ a: big }),
+      });
+      expect(viaJson.status).toBe(413);
+      const viaForm = await fetch(url('/api/Worker.Test/echo'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `a=${big}`,
+      });
+      expect(viaForm.status).toBe(413);
+      expect(await json(viaForm)).toMatchObject({ error: 'InputError', info: { exec_code: 413 } });
     });
 
     it('makes a repeated query key an array', async () => {

@@ -202,4 +202,17 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
     expect(Object.keys(operation).sort()).toEqual(['delete', 'get', 'post', 'put']);
     expect(Object.keys(operation.get.responses).sort()).toEqual(['200', '401', '403', '404', '405', '413', '500']);
   });
+
+  // Last: the worker stays in the draining state afterwards.
+  it('while draining: /health and HEAD /health answer 503, every answer carries Connection: close', async () => {
+    worker.worker.lifecycle.startDraining();
+    const health = await fetch(url('/health'));
+    expect(health.status).toBe(503);
+    expect(health.headers.get('connection')).toBe('close');
+    expect(await json(health)).toMatchObject({ status: 'draining', worker_id: 'w-routes' });
+    expect((await fetch(url('/health'), { method: 'HEAD' })).status).toBe(503);
+    const ping = await fetch(url('/api/ping'));
+    expect([ping.status, ping.headers.get('connection')]).toEqual([200, 'close']);
+    expect(await json(await fetch(url('/metrics')))).toMatchObject({ draining: true });
+  });
 });
