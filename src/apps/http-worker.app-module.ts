@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Module, type DynamicModule, type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
@@ -18,11 +19,11 @@ export function httpWorkerAuth(config: PlatformConfig): AuthModuleOptions {
   return { strategies: ['session-cookie', 'jwt'], sessionCookie: { secure: config.httpWorker.secureCookies } };
 }
 
-/** The worker's options from its configuration section; the id defaults to `http-<pid>`. */
+/** The worker's options from its configuration section; the id defaults to `http_<8 hex>` (seed 02 C: `<type>_<hex>`). */
 export function httpWorkerOptionsFrom(config: PlatformConfig): HttpWorkerOptions {
   const section = config.httpWorker;
   return {
-    workerId: section.workerId ?? `http-${process.pid}`,
+    workerId: section.workerId ?? `http_${randomBytes(4).toString('hex')}`,
     openModules: section.openModules,
     uploadMaxBytes: section.uploadMaxBytes,
     uploadDir: section.uploadDir,

@@ -41,6 +41,10 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       });
     });
 
+    it('names itself <type>_<hex> when no worker id is given (seed 02 C)', async () => {
+      expect((await json(await fetch(url('/health')))).worker_id).toMatch(/^http_[0-9a-f]{8}$/);
+    });
+
     it('serves the built-in core functions registered with api: true', async () => {
       const response = await worker.api.get('/api/core/version', auth());
       expect(response.status).toBe(200);
