@@ -98,8 +98,8 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
             ],
           }),
         });
-        expect(response.status).toBe(202);
-        expect(await json(response)).toEqual({ status: 'ok', accepted: 3, dropped: 1 });
+        expect(response.status).toBe(200);
+        expect(await json(response)).toEqual({ status: 'ok', ingested: 3, dropped: 1 });
       } finally {
         for (const spy of spies) spy.mockRestore();
       }
