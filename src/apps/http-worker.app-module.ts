@@ -81,7 +81,8 @@ export function httpWorkerHttpAppOptions(config: PlatformConfig): HttpAppOptions
     docsPath: 'docs/api',
     apiVersion: config.version,
     bodyLimit: config.httpWorker.bodyLimitBytes,
-    cors: { origins: corsOriginRule(config.httpWorker.corsOrigins), credentials: true },
+    // Browsers may cache a preflight for a day, as the original worker allowed.
+    cors: { origins: corsOriginRule(config.httpWorker.corsOrigins), credentials: true, maxAgeSeconds: 86400 },
     auth: httpWorkerAuth(config),
     shutdownHooks: false,
   };

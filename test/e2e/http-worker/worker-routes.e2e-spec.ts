@@ -147,6 +147,7 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
       expect(response.status).toBeLessThan(300);
       expect(response.headers.get('access-control-allow-origin')).toBe(origin);
       expect(response.headers.get('access-control-allow-credentials')).toBe('true');
+      expect(response.headers.get('access-control-max-age')).toBe('86400');
       const simple = await fetch(url('/api/Worker.Test/hello'), { headers: { origin } });
       expect(simple.headers.get('access-control-allow-origin')).toBe(origin);
     });
