@@ -22,6 +22,8 @@ export interface RequestArguments {
   kwargs: Record<string, unknown>;
   /** The parsed body (JSON or form fields), for `request_as_kwarg`. */
   body: unknown;
+  /** The uploaded files by field (multipart only), for `request_as_kwarg`. */
+  files: Record<string, unknown>;
   /** Removes uploaded files; always call it once the answer is sent. */
   cleanup(): Promise<void>;
 }
@@ -57,19 +59,19 @@ export async function readRequestArguments(
   const kwargs: Record<string, unknown> = {};
   assignArguments(kwargs, request.query as Record<string, unknown>);
   if (request.method === 'GET' || request.method === 'HEAD')
-    return { kwargs, body: undefined, cleanup: NOTHING_TO_CLEAN };
+    return { kwargs, body: undefined, files: {}, cleanup: NOTHING_TO_CLEAN };
 
   const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
   if (contentType.startsWith('multipart/form-data')) {
     const form = await readMultipartForm(request, limits);
     assignArguments(kwargs, form.fields);
     assignArguments(kwargs, form.files);
-    return { kwargs, body: form.fields, cleanup: form.cleanup };
+    return { kwargs, body: form.fields, files: form.files, cleanup: form.cleanup };
   }
   if (contentType.startsWith('application/x-www-form-urlencoded')) {
     const fields = await readUrlencoded(request, response, limits.bodyLimitBytes);
     assignArguments(kwargs, fields);
-    return { kwargs, body: fields, cleanup: NOTHING_TO_CLEAN };
+    return { kwargs, body: fields, files: {}, cleanup: NOTHING_TO_CLEAN };
   }
   // JSON was parsed by the app's body parser (createHttpApp).
   const body: unknown = request.body;
@@ -78,7 +80,7 @@ export async function readRequestArguments(
       throw new PlatformError('BAD_REQUEST', 'The JSON body must be an object of keyword arguments');
     assignArguments(kwargs, body as Record<string, unknown>);
   }
-  return { kwargs, body, cleanup: NOTHING_TO_CLEAN };
+  return { kwargs, body, files: {}, cleanup: NOTHING_TO_CLEAN };
 }
 
 function readUrlencoded(request: Request, response: Response, limit: number): Promise<Record<string, unknown>> {

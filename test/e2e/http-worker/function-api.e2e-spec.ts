@@ -232,6 +232,8 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       });
       const request = (await json(posted)).result.data.request;
       expect(request.body).toEqual({ extra: 'x' });
+      expect(request.content_type).toBe('application/json');
+      expect(request.files).toEqual({});
       expect(request.session).toMatchObject({ user_id: USER.id, user_name: 'ada', level: 1, via: 'jwt' });
     });
   });
