@@ -30,6 +30,8 @@ const HELP = `tb — Toolbox Platform command-line tool
   tb probe ping|geo [--json]                 reach a platform server and measure it
   tb rpc id|serve|call|relay|allow|deny|peers
                                              peer-to-peer RPC over libp2p (docs/rpc.md)
+  tb worker http [--port N] [--worker-id ID] serve the application core's functions over HTTP (default port 8000)
+  tb worker ws [--port N]                    the WebSocket worker (default port 8100)
   tb help                                    this text
 
 Configuration comes from the environment (see .env.example and the README).`;
@@ -48,6 +50,7 @@ const COMMANDS: Record<string, Command> = {
   footprint: async (argv, io) => (await import('./cli/footprint.command.js')).runFootprintCommand(argv, io),
   probe: async (argv, io) => (await import('./cli/probe.command.js')).runProbeCommand(argv, io),
   rpc: async (argv, io) => (await import('./cli/rpc.command.js')).runRpcCommand(argv, io),
+  worker: async (argv, io) => (await import('./cli/worker.command.js')).runWorkerCommand(argv, io),
 };
 
 async function main(argv: string[], io: CommandIo): Promise<void> {
