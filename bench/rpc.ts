@@ -3,10 +3,9 @@
  * (`rpctest.echo`), one call at a time and 32 in flight, called
  *   - directly (TCP + Noise + yamux, one stream per provider),
  *   - through a Circuit Relay v2 relay (hole punching off, so every byte goes through the relay),
- *   - over HTTP: a bare NestJS route `GET /api/:module/:function` running the same application-core
- *     function (the HTTP worker of seed 02 B is not on this branch; this route is its floor).
- * The provider, the relay and the HTTP server are separate processes (`tb rpc serve`, `tb rpc relay`,
- * this script with `--http-server`); the consumer is this process.
+ *   - over HTTP: the HTTP worker's `POST /api/rpctest/echo` (JSON body) (`tb worker http`) on the same mod.
+ * The provider, the relay and the HTTP worker are separate processes (`tb rpc serve`, `tb rpc relay`,
+ * `tb worker http`); the consumer is this process.
  *
  *   npm run build   (or: npx tsc -p tsconfig.build.json)
  *   node dist/bench/rpc.js [--calls N]      (default 3000 calls per row)
@@ -17,11 +16,6 @@ import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Controller, Get, Module, Param, Query } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { AppCoreAppModule } from '../src/apps/app-core.app-module.js';
-import { loadConfig } from '../src/config/config.js';
-import { AppCoreService, anonymousCaller } from '../src/modules/app-core/index.js';
 import { AccessPolicyStore, RpcPeerNode, policyPath } from '../src/modules/rpc/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -33,27 +27,12 @@ function argument(name: string, fallback: number): number {
   return index === -1 ? fallback : Number(process.argv[index + 1]);
 }
 
-/** The HTTP comparison server: the application core behind one bare Nest route. */
-async function httpServer(dataDir: string): Promise<void> {
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir });
-  const holder: { core?: AppCoreService } = {};
-  @Controller('api')
-  class ApiController {
-    @Get(':module/:function')
-    async run(@Param('module') module: string, @Param('function') name: string, @Query('value') value: string) {
-      return holder.core!.aRunFunction(`${module}.${name}`, { args: [value], caller: anonymousCaller('http') });
-    }
-  }
-  @Module({ imports: [AppCoreAppModule.forRoot(config)], controllers: [ApiController] })
-  class HttpBenchModule {}
-  const app = await NestFactory.create(HttpBenchModule, { logger: false });
-  holder.core = app.get(AppCoreService);
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
-}
-
-function start(args: string[], env: Record<string, string>): { child: ChildProcess; ready: Promise<any> } {
+/** Starts a child; `ready` resolves with the first JSON line it prints, or with what `readyLine` captures. */
+function start(
+  args: string[],
+  env: Record<string, string>,
+  readyLine?: RegExp,
+): { child: ChildProcess; ready: Promise<any> } {
   const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -62,6 +41,11 @@ function start(args: string[], env: Record<string, string>): { child: ChildProce
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
+      if (readyLine) {
+        const match = readyLine.exec(output);
+        if (match) resolveReady({ url: match[1] });
+        return;
+      }
       const line = output.split('\n').find((each) => each.startsWith('{'));
       if (line) resolveReady(JSON.parse(line));
     });
@@ -130,7 +114,17 @@ async function main(): Promise<void> {
     const providerInfo = await provider.ready;
     const direct: string = providerInfo.addresses.find((each: string) => !each.includes('p2p-circuit'));
     const viaRelay = `${relayAddress}/p2p-circuit/p2p/${providerInfo.peer_id}`;
-    const http = start([join(here, 'rpc.js'), '--http-server', providerDir], {});
+    const http = start(
+      [tbMain, 'worker', 'http', '--port', '0', '--worker-id', 'bench'],
+      {
+        DATA_DIR: providerDir,
+        PLATFORM_JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+        HTTP_WORKER_HOST: '127.0.0.1',
+        OPEN_MODULES: 'rpctest',
+        LOG_LEVEL: 'warn',
+      },
+      /ready at (http:\/\/[\d.:]+)/,
+    );
     children.push(http.child);
     const { url } = await http.ready;
 
@@ -144,13 +138,18 @@ async function main(): Promise<void> {
       if (result.isError()) throw new Error(result.info.help_text);
       check(result.get());
     };
+    // AUTO methods: a function with parameters answers POST.
     const httpOnce = async () => {
-      const response = await fetch(`${url}/api/rpctest/echo?value=${payload}`);
+      const response = await fetch(`${url}/api/rpctest/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value: payload }),
+      });
       check(((await response.json()) as { result: { data: unknown } }).result.data);
     };
     for (const inFlight of [1, 32]) {
       rows.push(await measure('RPC direct', calls, inFlight, rpcOnce(direct)));
-      rows.push(await measure('HTTP (Nest route)', calls, inFlight, httpOnce));
+      rows.push(await measure('HTTP worker', calls, inFlight, httpOnce));
     }
     // A relayed connection of its own: the direct one is closed first, hole punching is off on this side.
     await consumer.node.hangUp(consumer.node.getConnections()[0].remotePeer);
@@ -180,8 +179,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === '--http-server') {
-  await httpServer(process.argv[3]);
-} else {
-  await main();
-}
+await main();
