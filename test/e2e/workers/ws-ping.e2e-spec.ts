@@ -1,0 +1,41 @@
+import { backends } from '../../support/backends.js';
+import {
+  WsClient,
+  startWsWorker,
+  wsWorkerEnvironment,
+  type WsWorkerUnderTest,
+} from '../../support/ws-worker-under-test.js';
+
+/** The heartbeat: every WS_PING_INTERVAL_SECONDS a ping; a peer that missed the previous one is dropped. */
+describe.each(backends())('WebSocket worker heartbeat (%s)', (backend) => {
+  let worker: WsWorkerUnderTest;
+  let dispose: () => Promise<void>;
+
+  beforeAll(async () => {
+    const environment = await wsWorkerEnvironment(backend, { WS_PING_INTERVAL_SECONDS: '0.1' });
+    dispose = environment.dispose;
+    worker = await startWsWorker(environment.env);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await dispose?.();
+  });
+
+  it('drops a peer that stops answering pings and keeps one that answers', async () => {
+    const dead = new WsClient(`${worker.wsUrl}/ws/chat/room`);
+    const alive = new WsClient(`${worker.wsUrl}/ws/chat/room`);
+    await Promise.all([dead.connected(), alive.connected()]);
+    let pings = 0;
+    alive.socket.on('ping', () => (pings += 1));
+    // A frozen peer: its ping frames go unanswered (the client library answers them by itself otherwise).
+    (dead.socket as unknown as { pong: () => void }).pong = () => undefined;
+
+    // Terminated without a close frame: the client sees 1006 (abnormal closure).
+    expect((await dead.closedWith(3000)).code).toBe(1006);
+    expect(alive.closed).toBeNull();
+    expect(pings).toBeGreaterThanOrEqual(2);
+    expect(worker.server.stats.connections).toBe(1);
+    alive.close();
+  });
+});
