@@ -6,8 +6,8 @@ import {
   Injectable,
   Logger,
   Optional,
+  type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
-  type OnApplicationShutdown,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
@@ -83,7 +83,7 @@ export interface WsWorkerStats {
  * path-routed handlers with raw frames: the `ws` server is attached to the HTTP server's `upgrade` here.
  */
 @Injectable()
-export class WsWorkerServer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WsWorker');
   private readonly hub = new ConnectionHub();
   private readonly live = new Map<string, LiveConnection>();
@@ -93,6 +93,8 @@ export class WsWorkerServer implements OnApplicationBootstrap, OnApplicationShut
   private httpServer: Server | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
+  /** Handshakes admitted but not yet open: they count against the connection limit. */
+  private pendingUpgrades = 0;
   private readonly upgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) =>
     void this.handleUpgrade(request, socket, head);
   readonly stats: WsWorkerStats = {
@@ -136,8 +138,11 @@ export class WsWorkerServer implements OnApplicationBootstrap, OnApplicationShut
     this.pingTimer.unref();
   }
 
-  /** Closes every connection with 1001 (going away) so clients reconnect to another worker. */
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Closes every connection with 1001 (going away) so clients reconnect to another worker; before the
+   * HTTP server closes, which would cut them without a close frame.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.httpServer?.off('upgrade', this.upgradeListener);
     this.channels.attachLocal(null);
@@ -191,8 +196,6 @@ export class WsWorkerServer implements OnApplicationBootstrap, OnApplicationShut
       this.open(ws, route, url.pathname, session);
     });
   }
-
-  private pendingUpgrades = 0;
 
   /** A close code needs a WebSocket: complete the handshake, then close with the code and reason. */
   private acceptThenClose(request: IncomingMessage, socket: Duplex, head: Buffer, code: number, reason: string): void {

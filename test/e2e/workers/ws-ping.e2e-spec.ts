@@ -39,3 +39,19 @@ describe.each(backends())('WebSocket worker heartbeat (%s)', (backend) => {
     alive.close();
   });
 });
+
+describe.each(backends())('WebSocket worker shutdown (%s)', (backend) => {
+  it('closes every connection with 1001 when the worker shuts down', async () => {
+    const environment = await wsWorkerEnvironment(backend);
+    const worker = await startWsWorker(environment.env);
+    try {
+      const clients = [new WsClient(`${worker.wsUrl}/ws/chat/room`), new WsClient(`${worker.wsUrl}/ws/chat/room`)];
+      await Promise.all(clients.map((client) => client.connected()));
+      await worker.close();
+      for (const client of clients)
+        expect(await client.closedWith()).toEqual({ code: 1001, reason: 'Server shutting down' });
+    } finally {
+      await environment.dispose();
+    }
+  });
+});
