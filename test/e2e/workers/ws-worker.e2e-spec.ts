@@ -79,7 +79,7 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
 
     it('answers plain GET /health with 200 without a handshake', async () => {
       const response = await fetch(`${worker.baseUrl}/health`);
-      expect([response.status, (await response.json()).status]).toEqual([200, 'ok']);
+      expect([response.status, ((await response.json()) as { status: string }).status]).toEqual([200, 'ok']);
     });
   });
 
