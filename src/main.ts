@@ -28,6 +28,8 @@ const HELP = `tb — Toolbox Platform command-line tool
   tb docs init|search Q|lookup NAME|suggest  the docs system
   tb footprint [--json]                      resource metrics of this process
   tb probe ping|geo [--json]                 reach a platform server and measure it
+  tb worker http [--port N] [--worker-id ID] serve the application core's functions over HTTP (default port 8000)
+  tb worker ws [--port N]                    the WebSocket worker (default port 8100)
   tb help                                    this text
 
 Configuration comes from the environment (see .env.example and the README).`;
@@ -45,6 +47,7 @@ const COMMANDS: Record<string, Command> = {
   docs: async (argv, io) => (await import('./cli/docs.command.js')).runDocsCommand(argv, io),
   footprint: async (argv, io) => (await import('./cli/footprint.command.js')).runFootprintCommand(argv, io),
   probe: async (argv, io) => (await import('./cli/probe.command.js')).runProbeCommand(argv, io),
+  worker: async (argv, io) => (await import('./cli/worker.command.js')).runWorkerCommand(argv, io),
 };
 
 async function main(argv: string[], io: CommandIo): Promise<void> {

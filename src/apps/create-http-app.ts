@@ -35,8 +35,16 @@ export interface HttpAppOptions {
   bodyLimit?: string | number;
   /** The strategies the service's AuthModule uses, so the document declares their security schemes (JWT by default). */
   auth?: Pick<AuthModuleOptions, 'strategies' | 'sessionCookie'>;
-  /** Cross-origin requests: off unless the service lists the origins it answers. */
-  cors?: { origins: string[]; credentials?: boolean } | false;
+  /**
+   * Cross-origin requests: off unless the service lists the origins it answers (a list, or a function
+   * deciding per origin, as the HTTP worker's localhost/Tauri rule).
+   */
+  cors?: { origins: string[] | ((origin: string) => boolean); credentials?: boolean } | false;
+  /**
+   * Close the app on SIGTERM/SIGINT (Nest's shutdown hooks; default true). A service that drains in-flight
+   * requests first (the HTTP worker) turns them off and handles the signal itself.
+   */
+  shutdownHooks?: boolean;
 }
 
 export const DEFAULT_DOCS_PATH = 'api/docs';
@@ -51,7 +59,17 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
   app.set('trust proxy', 'loopback');
   app.set('etag', false);
   app.disable('x-powered-by');
-  if (options.cors) app.enableCors({ origin: options.cors.origins, credentials: options.cors.credentials ?? false });
+  if (options.cors) {
+    const allowed = options.cors.origins;
+    app.enableCors({
+      origin:
+        typeof allowed === 'function'
+          ? (origin: string | undefined, answer: (error: Error | null, allow?: boolean) => void) =>
+              answer(null, origin !== undefined && allowed(origin))
+          : allowed,
+      credentials: options.cors.credentials ?? false,
+    });
+  }
   app.use(requestIdMiddleware);
   // JSON bodies only; multipart uploads are streamed by the routes that take them. GET and HEAD carry
   // no body, so the hottest requests skip the parser entirely.
@@ -61,7 +79,7 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
   );
   app.useGlobalFilters(new PlatformExceptionFilter(options.errorFormat ?? 'registry'));
   app.useGlobalPipes(new PlatformValidationPipe());
-  app.enableShutdownHooks();
+  if (options.shutdownHooks !== false) app.enableShutdownHooks();
 
   const docsPath = options.docsPath === undefined ? DEFAULT_DOCS_PATH : options.docsPath;
   if (docsPath !== false) {

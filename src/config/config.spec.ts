@@ -33,7 +33,7 @@ describe('loadConfig', () => {
     it("gives every service its own host and port with the seeds' defaults", () => {
       const config = loadConfig({});
       expect(config.registry).toMatchObject({ host: '0.0.0.0', port: 4025, workers: 1 });
-      expect(config.httpWorker).toEqual({ host: '127.0.0.1', basePort: 8000, count: 1 });
+      expect(config.httpWorker).toMatchObject({ host: '127.0.0.1', basePort: 8000, count: 1 });
       expect(config.wsWorker).toEqual({
         host: '127.0.0.1',
         basePort: 8100,
@@ -46,6 +46,43 @@ describe('loadConfig', () => {
       expect(config.manager).toEqual({ host: '127.0.0.1', port: 9005 });
       expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765 });
       expect(config.gateway).toEqual({ host: '127.0.0.1', port: 4000 });
+    });
+
+    it("gives the HTTP worker its drain, CORS, open-module and upload settings with the issue's defaults", () => {
+      const defaults = loadConfig({ DATA_DIR: '/srv/tb' }).httpWorker;
+      expect(defaults).toMatchObject({
+        workerId: null,
+        corsOrigins: [],
+        drainTimeoutSeconds: 15,
+        openModules: [],
+        uploadMaxBytes: 50 * 1024 * 1024,
+        uploadDir: '/srv/tb/uploads',
+        clientLogMaxBytes: 64 * 1024,
+        secureCookies: true,
+      });
+      const set = loadConfig(
+        {
+          CORS_ORIGINS: 'https://app.example.com/, http://10.0.0.5:3000',
+          DRAIN_TIMEOUT_SECONDS: '2.5',
+          OPEN_MODULES: 'CloudM.Auth, public',
+          HTTP_UPLOAD_MAX_BYTES: '1000',
+          WORKER_ID: 'w-env',
+          NODE_ENV: 'development',
+        },
+        { httpWorkerPort: 0, httpWorkerId: 'w-flag' },
+      ).httpWorker;
+      expect(set).toMatchObject({
+        basePort: 0,
+        workerId: 'w-flag',
+        corsOrigins: ['https://app.example.com', 'http://10.0.0.5:3000'],
+        drainTimeoutSeconds: 2.5,
+        openModules: ['CloudM.Auth', 'public'],
+        uploadMaxBytes: 1000,
+        secureCookies: false,
+      });
+      expect(() => loadConfig({ CORS_ORIGINS: 'not an origin', DRAIN_TIMEOUT_SECONDS: '-1' })).toThrow(
+        /CORS_ORIGINS entries must be origins[\s\S]*DRAIN_TIMEOUT_SECONDS must be a number/,
+      );
     });
 
     it('keeps the registry-only settings in the registry section', () => {
@@ -89,7 +126,7 @@ describe('loadConfig', () => {
         GATEWAY_HOST: '::',
         GATEWAY_PORT: '4001',
       });
-      expect(config.httpWorker).toEqual({ host: '0.0.0.0', basePort: 9000, count: 4 });
+      expect(config.httpWorker).toMatchObject({ host: '0.0.0.0', basePort: 9000, count: 4 });
       expect(config.wsWorker).toEqual({
         host: '127.0.0.1',
         basePort: 9100,

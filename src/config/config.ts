@@ -26,6 +26,28 @@ export interface WorkerPoolConfig {
   count: number;
 }
 
+/** The HTTP workers (seed 02 B/C): `tb worker http`, serving the application core at `/api/{module}/{function}`. */
+export interface HttpWorkerConfig extends WorkerPoolConfig {
+  /** WORKER_ID (or `--worker-id`): this process's name in /health and logs; `http-<pid>` when unset. */
+  workerId: string | null;
+  /** CORS_ORIGINS: origins answered with credentials besides Tauri and any-port localhost / 127.0.0.1. */
+  corsOrigins: string[];
+  /** DRAIN_TIMEOUT_SECONDS: how long SIGTERM waits for in-flight requests before exiting (default 15). */
+  drainTimeoutSeconds: number;
+  /** OPEN_MODULES: modules whose API functions need no session, whatever their `level`. */
+  openModules: string[];
+  /** HTTP_UPLOAD_MAX_BYTES: largest file one multipart field may carry (default 50 MiB). */
+  uploadMaxBytes: number;
+  /** HTTP_UPLOAD_DIR: where uploads are streamed before the function runs (default `<DATA_DIR>/uploads`). */
+  uploadDir: string;
+  /** HTTP_BODY_LIMIT_BYTES: largest JSON or form body (default 2 MiB). */
+  bodyLimitBytes: number;
+  /** CLIENT_LOG_MAX_BYTES: largest `POST /api/client-logs` body (default 64 KiB). */
+  clientLogMaxBytes: number;
+  /** `Secure` on the session cookie: on unless NODE_ENV=development. */
+  secureCookies: boolean;
+}
+
 /** The package and artifact registry (seed 01): `tb registry`, `tb up`. */
 export interface RegistryConfig extends ListenConfig {
   /** Processes sharing the port (REGISTRY_WORKERS or WORKERS, `--workers`; `auto` = one per core). */
@@ -87,7 +109,7 @@ export interface PlatformConfig {
   services: ServiceName[];
   registry: RegistryConfig;
   /** HTTP workers serving `/api/{module}/{function}` (seed 02 B). */
-  httpWorker: WorkerPoolConfig;
+  httpWorker: HttpWorkerConfig;
   /** WebSocket workers (seed 02 C). */
   wsWorker: WsWorkerConfig;
   /**
@@ -279,6 +301,9 @@ export interface LoadConfigOptions {
   dataDir?: string;
   /** The registry's process count (`--workers`). */
   workers?: number;
+  /** The HTTP worker's port and id (`tb worker http --port N --worker-id ID`). */
+  httpWorkerPort?: number;
+  httpWorkerId?: string;
   /** Lets `tb up` and `tb token` supply the secret persisted in the data directory without writing it into the environment. */
   jwtSecret?: string;
 }
@@ -368,7 +393,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     },
     // Workers and the manager sit behind the reverse proxy, the MCP transport and gateway behind their
     // operator's choice: all listen on loopback unless told otherwise.
-    httpWorker: read.workerPool('HTTP_WORKER', 8000, 1),
+    httpWorker: httpWorkerSection(read, dataDir, options),
     wsWorker: {
       ...read.workerPool('WS_WORKER', 8100, 1),
       maxConnections: read.integer('WS_MAX_CONNECTIONS', 10_000, { min: 1 }),
@@ -403,6 +428,28 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }
+function httpWorkerSection(read: EnvironmentReader, dataDir: string, options: LoadConfigOptions): HttpWorkerConfig {
+  const pool = read.workerPool('HTTP_WORKER', 8000, 1);
+  const corsOrigins = read.list('CORS_ORIGINS').map((origin) => origin.replace(/\/+$/, ''));
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/i.test(origin))
+      read.problems.push(`CORS_ORIGINS entries must be origins like https://app.example.com (got "${origin}")`);
+  }
+  return {
+    ...pool,
+    basePort: options.httpWorkerPort ?? pool.basePort,
+    workerId: options.httpWorkerId ?? read.string('WORKER_ID'),
+    corsOrigins,
+    drainTimeoutSeconds: read.number('DRAIN_TIMEOUT_SECONDS', 15, { min: 0 }),
+    openModules: read.list('OPEN_MODULES'),
+    uploadMaxBytes: read.integer('HTTP_UPLOAD_MAX_BYTES', 50 * MiB, { min: 1 }),
+    uploadDir: resolve(read.string('HTTP_UPLOAD_DIR') ?? join(dataDir, 'uploads')),
+    bodyLimitBytes: read.integer('HTTP_BODY_LIMIT_BYTES', 2 * MiB, { min: 1024 }),
+    clientLogMaxBytes: read.integer('CLIENT_LOG_MAX_BYTES', 64 * 1024, { min: 256, max: 16 * MiB }),
+    secureCookies: read.string('NODE_ENV') !== 'development',
+  };
+}
+
 function parseDatabaseUrl(url: string | null, dataDir: string, problems: string[]): DatabaseConfig {
   if (!url) return { type: 'sqlite', location: join(dataDir, 'platform.sqlite') };
   if (/^mysql:\/\//.test(url) || /^mariadb:\/\//.test(url)) {

@@ -14,13 +14,17 @@ export const HEALTH_CHECKS = Symbol('HEALTH_CHECKS');
 const startedAt = Date.now();
 const CHECK_TIMEOUT_MS = 3000;
 
+/**
+ * `/ready` alone: for a service that answers `/health` itself (the HTTP worker reports its drain state
+ * there), `HealthModule.forRoot({ liveness: false })`.
+ */
 @ApiTags('health')
 @Public()
 @SkipRateLimit()
 @Controller()
-export class HealthController implements OnModuleInit {
+export class ReadinessController implements OnModuleInit {
   constructor(
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(PLATFORM_CONFIG) protected readonly config: PlatformConfig,
     @Inject(HEALTH_CHECKS) private readonly checks: ReadinessCheck[],
     private readonly modules: ModuleRef,
     private readonly indicators: HealthIndicatorService,
@@ -40,17 +44,6 @@ export class HealthController implements OnModuleInit {
       }
     }
   }
-
-  @Get(['health', 'api/v1/health'])
-  @ApiOkResponse({ description: 'Liveness', type: HealthDto })
-  health() {
-    return { status: 'ok', version: this.config.version, uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) };
-  }
-
-  @Head(['health', 'api/v1/health'])
-  @HttpCode(200)
-  @ApiOkResponse({ description: 'Liveness, without a body' })
-  healthHead(): void {}
 
   /** Readiness: every dependency the service listed (HealthModule.forRoot) answers; an unconfigured one is left out. */
   @Get(['ready', 'api/v1/ready'])
@@ -84,4 +77,22 @@ export class HealthController implements OnModuleInit {
     }
     return { status: 'ready', checks: details };
   }
+}
+
+/** `/health` (liveness) and `/ready` (readiness), with their `/api/v1/…` aliases. */
+@ApiTags('health')
+@Public()
+@SkipRateLimit()
+@Controller()
+export class HealthController extends ReadinessController {
+  @Get(['health', 'api/v1/health'])
+  @ApiOkResponse({ description: 'Liveness', type: HealthDto })
+  health() {
+    return { status: 'ok', version: this.config.version, uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) };
+  }
+
+  @Head(['health', 'api/v1/health'])
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'Liveness, without a body' })
+  healthHead(): void {}
 }

@@ -1,11 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { HEALTH_CHECKS, HealthController } from './health.controller.js';
+import { HEALTH_CHECKS, HealthController, ReadinessController } from './health.controller.js';
 import { BUILT_IN_CHECKS, type BuiltInCheckName, type ReadinessCheck } from './readiness-checks.js';
 
 export interface HealthOptions {
   /** What readiness tests, in order: built-in names (`database`, `storage`, `queue`, `redis`) or the service's own checks. */
   checks: Array<BuiltInCheckName | ReadinessCheck>;
+  /** `false`: serve `/ready` only, the service answers `/health` itself (default true). */
+  liveness?: boolean;
 }
 
 /** `/health` (liveness) and `/ready` (the service's dependencies), plus their `/api/v1/…` aliases. */
@@ -16,7 +18,7 @@ export class HealthModule {
     return {
       module: HealthModule,
       imports: [TerminusModule],
-      controllers: [HealthController],
+      controllers: [options.liveness === false ? ReadinessController : HealthController],
       providers: [{ provide: HEALTH_CHECKS, useValue: checks }],
     };
   }

@@ -1,0 +1,135 @@
+import type { Server } from 'node:http';
+import { Module, type DynamicModule, type INestApplication, type ModuleMetadata } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import type { AuthModuleOptions } from '../auth/auth.options.js';
+import { ConfigModule } from '../config/config.module.js';
+import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
+import { CountersModule } from '../counters/counters.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { HealthModule } from '../health/health.module.js';
+import { HttpWorkerModule, WorkerLifecycle, type HttpWorkerOptions } from '../modules/http-worker/index.js';
+import { corsOriginRule } from '../modules/http-worker/cors-origins.js';
+import { ModsModule } from '../modules/mods/index.js';
+import { appCoreOptionsFrom } from './app-core.app-module.js';
+import { createHttpApp, listen, type HttpAppOptions } from './create-http-app.js';
+
+/** Browsers bring the `tb_session` cookie, scripts and apps a Bearer JWT (WorkerAuth issues both). */
+export function httpWorkerAuth(config: PlatformConfig): AuthModuleOptions {
+  return { strategies: ['session-cookie', 'jwt'], sessionCookie: { secure: config.httpWorker.secureCookies } };
+}
+
+/** The worker's options from its configuration section; the id defaults to `http-<pid>`. */
+export function httpWorkerOptionsFrom(config: PlatformConfig): HttpWorkerOptions {
+  const section = config.httpWorker;
+  return {
+    workerId: section.workerId ?? `http-${process.pid}`,
+    openModules: section.openModules,
+    uploadMaxBytes: section.uploadMaxBytes,
+    uploadDir: section.uploadDir,
+    bodyLimitBytes: section.bodyLimitBytes,
+    clientLogMaxBytes: section.clientLogMaxBytes,
+    drainTimeoutSeconds: section.drainTimeoutSeconds,
+  };
+}
+
+export interface HttpWorkerAppExtras {
+  /** More modules whose `@Export` functions the worker serves (tests register their functions this way). */
+  imports?: ModuleMetadata['imports'];
+}
+
+/**
+ * The HTTP worker (seed 02 B/C): the application core's functions at `/api/{module}/{function}` for
+ * browsers, apps and scripts, with the platform's sessions, `/health` with drain state, `/metrics`.
+ */
+@Module({})
+export class HttpWorkerAppModule {
+  static forRoot(config: PlatformConfig, extras: HttpWorkerAppExtras = {}): DynamicModule {
+    assertConfiguredFor(config, 'httpWorker');
+    const appCore = ModsModule.forRoot({
+      appCore: appCoreOptionsFrom(config),
+      modsDir: config.appCore.modsDir,
+      hostVersion: config.version,
+    });
+    return {
+      module: HttpWorkerAppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(),
+        CountersModule,
+        AuthModule.forRoot(httpWorkerAuth(config)),
+        // WorkerAuth (seed 02 B: users, tokens, /validateSession, OAuth, magic link) goes here.
+        HealthModule.forRoot({ checks: ['database', 'redis'], liveness: false }),
+        appCore,
+        ...(extras.imports ?? []),
+        // Last: its `/api/{module}/{function}` route comes after every static `/api/…` route above.
+        HttpWorkerModule.forRoot(httpWorkerOptionsFrom(config), appCore),
+      ],
+    };
+  }
+}
+
+/** The worker's HTTP choices: Result-shaped errors, Swagger at /docs (its routes own /api), CORS, its own drain. */
+export function httpWorkerHttpAppOptions(config: PlatformConfig): HttpAppOptions {
+  return {
+    title: 'Toolbox Platform — HTTP worker',
+    description:
+      "The application core's functions at /api/{module}/{function} (those registered with api: true), the worker's health and metrics, and the network probe.",
+    debug: config.debug,
+    log: config.log,
+    errorFormat: 'result',
+    docsPath: 'docs',
+    apiVersion: config.version,
+    bodyLimit: config.httpWorker.bodyLimitBytes,
+    cors: { origins: corsOriginRule(config.httpWorker.corsOrigins), credentials: true },
+    auth: httpWorkerAuth(config),
+    shutdownHooks: false,
+  };
+}
+
+export interface RunningHttpWorker {
+  app: INestApplication;
+  url: string;
+  lifecycle: WorkerLifecycle;
+  /**
+   * Graceful stop: `/health` turns 503, the listener takes no new connections, in-flight requests finish
+   * (at most `timeoutMs`, the configured DRAIN_TIMEOUT_SECONDS by default), then the app closes. Resolves
+   * true when every request finished in time.
+   */
+  drain(timeoutMs?: number): Promise<boolean>;
+}
+
+/** Builds and starts an HTTP worker on the configured host and port (`--port`). */
+export async function startHttpWorkerApp(
+  config: PlatformConfig,
+  extras: HttpWorkerAppExtras = {},
+  appOptions: Partial<HttpAppOptions> = {},
+): Promise<RunningHttpWorker> {
+  const app = await createHttpApp(HttpWorkerAppModule.forRoot(config, extras), {
+    ...httpWorkerHttpAppOptions(config),
+    ...appOptions,
+  });
+  const lifecycle = app.get(WorkerLifecycle);
+  app.use(lifecycle.track);
+  const url = await listen(app, { host: config.httpWorker.host, port: config.httpWorker.basePort }, 'HttpWorker');
+  let draining: Promise<boolean> | null = null;
+  return {
+    app,
+    url,
+    lifecycle,
+    drain(timeoutMs = config.httpWorker.drainTimeoutSeconds * 1000) {
+      draining ??= drainApp(app, lifecycle, timeoutMs);
+      return draining;
+    },
+  };
+}
+
+async function drainApp(app: INestApplication, lifecycle: WorkerLifecycle, timeoutMs: number): Promise<boolean> {
+  lifecycle.startDraining();
+  const server = app.getHttpServer() as Server;
+  // No new connections; idle keep-alive connections close now, busy ones after their answer (Connection: close).
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const finished = await lifecycle.whenIdle(timeoutMs);
+  await app.close();
+  await closed;
+  return finished;
+}

@@ -1,0 +1,51 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** Response bodies of the HTTP worker's own routes. */
+
+export class WorkerHealthDto {
+  @ApiProperty({ type: String, enum: ['healthy', 'draining'] })
+  status: 'healthy' | 'draining';
+
+  @ApiProperty({ type: String, example: 'http-8000' })
+  worker_id: string;
+
+  @ApiProperty({ type: Number, example: 4242 })
+  pid: number;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  timestamp: string;
+}
+
+export class WorkerMetricsDto {
+  @ApiProperty({ type: String }) worker_id: string;
+  @ApiProperty({ type: Number }) pid: number;
+  @ApiProperty({ type: Number }) uptime_seconds: number;
+  @ApiProperty({ type: Number, description: 'Requests answered' }) requests_total: number;
+  @ApiProperty({ type: Number, description: 'Answers below 400' }) requests_success: number;
+  @ApiProperty({ type: Number, description: 'Answers of 400 and above' }) requests_error: number;
+  @ApiProperty({ type: Number, description: 'Answers of 500 and above' }) requests_server_error: number;
+  @ApiProperty({ type: Number, description: '401 answers' }) auth_failures: number;
+  @ApiProperty({ type: Number, description: '403 answers' }) access_denials: number;
+  @ApiProperty({ type: Number, description: 'Requests being handled now' }) in_flight: number;
+  @ApiProperty({ type: Number, description: 'Mean latency in milliseconds' }) avg_latency_ms: number;
+  @ApiProperty({ type: Boolean }) draining: boolean;
+}
+
+export class ClientLogsAcceptedDto {
+  @ApiProperty({ type: String, enum: ['ok'] })
+  status: 'ok';
+
+  @ApiProperty({ type: Number, description: 'Entries written to the log' })
+  accepted: number;
+
+  @ApiProperty({ type: Number, description: 'Entries dropped (over the per-request count)' })
+  dropped: number;
+}
+
+export class IpAnswerDto {
+  @ApiProperty({ type: String, example: '127.0.0.1' })
+  ip: string;
+
+  @ApiProperty({ type: Boolean, description: 'Loopback or private address' })
+  local: boolean;
+}
