@@ -29,7 +29,7 @@ const HELP = `tb — Toolbox Platform command-line tool
   tb footprint [--json]                      resource metrics of this process
   tb probe ping|geo [--json]                 reach a platform server and measure it
   tb worker http [--port N] [--worker-id ID] serve the application core's functions over HTTP (default port 8000)
-  tb worker ws [--port N]                    the WebSocket worker (default port 8100)
+  tb worker ws [--port N] [--data-dir DIR]   the WebSocket worker: /ws/{Module}/{handler} (default port 8100)
   tb help                                    this text
 
 Configuration comes from the environment (see .env.example and the README).`;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
  * A plain-JavaScript mod for the WebSocket worker suites, written into a mods directory. Module `chat`:
  * handler `room` (anyone) joins `lobby` on connect and acts on `{action: …}` messages; `members` (level 1),
  * `trusted` (level 2) and `admin` (level -1) guard by level; `announce` is an `api` function an HTTP worker
- * serves, broadcasting to a channel through `app.ws`.
+ * serves, broadcasting to a channel through `app.ws`, and `notify` one sending to one connection.
  */
 const SOURCE = `
 export class ChatMod {
@@ -16,11 +16,15 @@ export class ChatMod {
     trusted: { websocketHandler: 'trusted', level: 2, test: false },
     admin: { websocketHandler: 'admin', level: -1, test: false },
     announce: { api: true, apiMethods: ['POST'], test: false },
+    notify: { api: true, apiMethods: ['POST'], test: false },
     secret: { level: 1, test: false },
   };
   constructor(context) { this.context = context; }
   announce(channel, text) {
     return this.context.app.ws.broadcast(channel, { type: 'announce', text }).then(() => ({ sent: true }));
+  }
+  notify(conn_id, text) {
+    return this.context.app.ws.send(conn_id, { type: 'notify', text }).then(() => ({ sent: true }));
   }
   secret() { return 'the secret'; }
   room() {

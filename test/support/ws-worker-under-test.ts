@@ -79,19 +79,28 @@ export interface SpawnedWorker {
  * Starts a WS worker as a separate OS process (node + an SWC loader for the TypeScript sources), and
  * resolves once it reports `{tb: 'listening', url}` over IPC. `onMessage` sees its other IPC messages.
  */
-export async function spawnWsWorker(
+export function spawnWsWorker(
+  env: Record<string, string>,
+  onMessage: (message: unknown, child: ChildProcess) => void = () => undefined,
+): Promise<SpawnedWorker> {
+  return spawnWorker('ws', env, onMessage);
+}
+
+/** Starts an HTTP or WS worker as a separate OS process (see spawnWsWorker). */
+export async function spawnWorker(
+  kind: 'http' | 'ws',
   env: Record<string, string>,
   onMessage: (message: unknown, child: ChildProcess) => void = () => undefined,
 ): Promise<SpawnedWorker> {
   const child = fork(CHILD_ENTRY, [], {
-    env: { ...process.env, ...env, NODE_OPTIONS: '' },
+    env: { ...process.env, ...env, TB_TEST_WORKER_KIND: kind, NODE_OPTIONS: '' },
     execArgv: ['--import', TS_LOADER],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`WS worker did not start in 60 s:\n${stderr}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${kind} worker did not start in 60 s:\n${stderr}`)), 60_000);
     child.on('message', (message) => {
       const listening = message as { tb?: string; url?: string };
       if (listening?.tb === 'listening' && listening.url) {
@@ -101,7 +110,7 @@ export async function spawnWsWorker(
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`WS worker exited with ${code}:\n${stderr}`));
+      reject(new Error(`${kind} worker exited with ${code}:\n${stderr}`));
     });
   });
   return {
