@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { WsWorkerMetricsController } from './ws-worker-metrics.controller.js';
 import { WsWorkerServer } from './ws-worker.server.js';
 
 /**
@@ -9,6 +10,12 @@ import { WsWorkerServer } from './ws-worker.server.js';
 @Module({})
 export class WsWorkerModule {
   static forRoot(appCore: DynamicModule): DynamicModule {
-    return { module: WsWorkerModule, imports: [appCore], providers: [WsWorkerServer], exports: [WsWorkerServer] };
+    return {
+      module: WsWorkerModule,
+      imports: [appCore],
+      controllers: [WsWorkerMetricsController],
+      providers: [WsWorkerServer],
+      exports: [WsWorkerServer],
+    };
   }
 }

@@ -72,6 +72,7 @@ export interface WsWorkerStats {
   connections: number;
   connectionsTotal: number;
   messagesReceived: number;
+  handlerErrors: number;
   refused: Record<'unauthorized' | 'forbidden' | 'overloaded' | 'not_found', number>;
 }
 
@@ -101,6 +102,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     connections: 0,
     connectionsTotal: 0,
     messagesReceived: 0,
+    handlerErrors: 0,
     refused: { unauthorized: 0, forbidden: 0, overloaded: 0, not_found: 0 },
   };
 
@@ -116,6 +118,10 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   ) {
     this.options = config.wsWorker;
     this.sessionCookieName = sessions?.cookieName ?? 'tb_session';
+  }
+
+  get brokerDriver(): string {
+    return this.broker.driver;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -269,6 +275,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       if (reply === undefined || name === 'on_disconnect') return;
       this.reply(connection, Result.isResult(reply) ? reply.toJSON() : reply);
     } catch (error) {
+      this.stats.handlerErrors += 1;
       this.logger.error(
         `websocket handler ${connection.route.key} ${name} failed: ${(error as Error)?.message ?? error}`,
         (error as Error)?.stack,

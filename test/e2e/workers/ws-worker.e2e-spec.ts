@@ -240,6 +240,34 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
     });
   });
 
+  describe('metrics', () => {
+    it('counts connections, messages, handler errors and refusals at GET /metrics', async () => {
+      const read = async () =>
+        (await (await fetch(`${worker.baseUrl}/metrics`)).json()) as Record<string, number | string>;
+      const before = await read();
+      const client = connect('/ws/chat/room');
+      await client.connected();
+      client.send({ action: 'throw' });
+      await client.next();
+      await expect(connect('/ws/chat/nope').connected()).rejects.toMatchObject({ status: 404 });
+      await connect('/ws/chat/members').closedWith();
+      await connect(`/ws/chat/admin?token=${tokenWithLevel({ userId: 'u', level: 1 })}`).closedWith();
+      const after = await read();
+      expect(after).toMatchObject({ broker: backend.name === 'sqlite' ? 'local' : 'redis', pid: expect.any(Number) });
+      const grew = (key: string) => Number(after[key]) - Number(before[key]);
+      expect(
+        [
+          'connections_total',
+          'messages_received',
+          'handler_errors',
+          'refused_not_found',
+          'refused_unauthorized',
+          'refused_forbidden',
+        ].map(grew),
+      ).toEqual([1, 1, 1, 1, 1, 1]);
+    });
+  });
+
   describe('limits', () => {
     it('closes a connection that sends a message over the size limit with 1009', async () => {
       const client = connect('/ws/chat/room');
