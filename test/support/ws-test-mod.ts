@@ -35,6 +35,7 @@ export class ChatMod {
         if (typeof message !== 'object' || message === null) return { echo: message };
         switch (message.action) {
           case 'echo': return { echo: message.data };
+          case 'slow_echo': await new Promise((resolve) => setTimeout(resolve, message.delay)); return { echo: message.data };
           case 'whoami': return { session: ws.session, caller: ws.caller, handler: ws.handler, conn_id: ws.conn_id };
           case 'join': await ws.join(message.channel); return { joined: message.channel };
           case 'leave': await ws.leave(message.channel); return { left: message.channel };

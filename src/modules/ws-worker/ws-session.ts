@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { cookieValue } from '../../auth/credentials.js';
+import { PlatformError } from '../../common/errors.js';
 import type { AuthStrategy, CredentialRequest, Principal } from '../../auth/principal.js';
 
 /** The session a connection carries, as handlers see it (the original's WS_CONNECT fields). */
@@ -60,6 +61,9 @@ export async function authenticateWith(
     if (principal) return principal;
   }
   if (request.headers.authorization)
-    throw new Error(`this worker accepts ${strategies.map((strategy) => strategy.name).join(', ')} credentials only`);
+    throw new PlatformError(
+      'UNAUTHORIZED',
+      `Authentication failed: this worker accepts ${strategies.map((strategy) => strategy.name).join(', ')} credentials only`,
+    );
   return null;
 }

@@ -12,6 +12,7 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { hasAccessLevel } from '../../auth/access-level.js';
+import { PlatformError } from '../../common/errors.js';
 import { AUTH_STRATEGIES } from '../../auth/auth.options.js';
 import type { AuthStrategy, Principal } from '../../auth/principal.js';
 import { SessionCookies } from '../../auth/session-cookie/session-cookies.js';
@@ -65,7 +66,13 @@ interface LiveConnection {
   route: WsRoute;
   context: WsConnectionContext;
   alive: boolean;
+  /** Handler calls run one after another per connection, in the order the frames arrived. */
+  queue: Promise<void>;
+  queued: number;
 }
+
+/** Frames a connection may have waiting for its handler before the worker stops reading its socket. */
+const MAX_QUEUED_MESSAGES = 64;
 
 /** Counters for /metrics-style reporting and the bench. */
 export interface WsWorkerStats {
@@ -173,20 +180,32 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       this.stats.refused.overloaded += 1;
       return this.acceptThenClose(request, socket, head, WS_CLOSE.TRY_AGAIN_LATER, 'Server overloaded');
     }
+    // Counted until the connection opens or the handshake is abandoned (the client may go away while
+    // its credential is checked, and then the handshake callback never runs).
     this.pendingUpgrades += 1;
+    let pending = true;
+    const release = () => {
+      if (pending) this.pendingUpgrades -= 1;
+      pending = false;
+    };
+    socket.once('close', release);
     let principal: Principal | null;
     try {
       principal = await authenticateWith(this.strategies, credentialRequestOf(request, url, this.sessionCookieName));
     } catch (error) {
-      this.pendingUpgrades -= 1;
+      release();
+      if (!(error instanceof PlatformError) || error.code !== 'UNAUTHORIZED') {
+        // The credential could not be checked (a store is down): not the client's fault.
+        this.logger.error(`authentication failed on ${url.pathname}: ${(error as Error)?.message}`);
+        return this.acceptThenClose(request, socket, head, WS_CLOSE.INTERNAL_ERROR, 'Internal error');
+      }
       this.stats.refused.unauthorized += 1;
-      this.logger.debug?.(`refused ${url.pathname}: ${(error as Error).message}`);
       return this.acceptThenClose(request, socket, head, WS_CLOSE.POLICY_VIOLATION, 'Unauthorized');
     }
     const session = wsSessionOf(principal);
     const required = route.entry.options.level;
     if (!hasAccessLevel(session.level, required)) {
-      this.pendingUpgrades -= 1;
+      release();
       const anonymous = !session.authenticated;
       this.stats.refused[anonymous ? 'unauthorized' : 'forbidden'] += 1;
       return this.acceptThenClose(
@@ -198,7 +217,8 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       );
     }
     this.wss!.handleUpgrade(request, socket, head, (ws) => {
-      this.pendingUpgrades -= 1;
+      socket.off('close', release);
+      release();
       this.open(ws, route, url.pathname, session);
     });
   }
@@ -230,7 +250,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       channels,
       app: this.app,
     };
-    const connection: LiveConnection = { id, socket, route, context, alive: true };
+    const connection: LiveConnection = { id, socket, route, context, alive: true, queue: Promise.resolve(), queued: 0 };
     this.live.set(id, connection);
     this.hub.add({
       id,
@@ -244,22 +264,36 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
 
     socket.on('pong', () => (connection.alive = true));
     socket.on('error', (error) => this.logger.debug?.(`connection ${id}: ${error.message}`));
-    socket.on('message', (data, isBinary) => void this.onMessage(connection, data, isBinary));
+    socket.on('message', (data, isBinary) => this.onMessage(connection, data, isBinary));
     socket.on('close', (code, reason) => {
       this.live.delete(id);
       this.hub.remove(id);
       this.stats.connections = this.hub.size;
-      void this.callHandler(connection, 'on_disconnect', [{ code, reason: reason.toString() }]);
+      this.enqueue(connection, 'on_disconnect', [{ code, reason: reason.toString() }]);
     });
 
     socket.send(JSON.stringify({ type: 'connected', conn_id: id }));
-    void this.callHandler(connection, 'on_connect', []);
+    this.enqueue(connection, 'on_connect', []);
   }
 
-  private async onMessage(connection: LiveConnection, data: RawData, isBinary: boolean): Promise<void> {
+  private onMessage(connection: LiveConnection, data: RawData, isBinary: boolean): void {
     this.stats.messagesReceived += 1;
     const message = isBinary ? toBuffer(data) : parseFrame(toBuffer(data).toString('utf8'));
-    await this.callHandler(connection, 'on_message', [message]);
+    this.enqueue(connection, 'on_message', [message]);
+  }
+
+  /**
+   * Handler calls of one connection run in arrival order (on_connect first, on_disconnect last). A client
+   * that sends faster than its handler answers is not read further until the backlog shrinks.
+   */
+  private enqueue(connection: LiveConnection, name: 'on_connect' | 'on_message' | 'on_disconnect', args: unknown[]) {
+    connection.queued += 1;
+    if (connection.queued === MAX_QUEUED_MESSAGES) connection.socket.pause();
+    connection.queue = connection.queue.then(async () => {
+      await this.callHandler(connection, name, args);
+      connection.queued -= 1;
+      if (connection.queued === MAX_QUEUED_MESSAGES - 1) connection.socket.resume();
+    });
   }
 
   /** Runs a handler as the connection's caller; a value it returns is sent back to the connection. */

@@ -49,6 +49,14 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
       expect(await client.next()).toEqual({ echo: { n: 1 } });
     });
 
+    it('handles the messages of one connection in arrival order, a slow one before a fast one', async () => {
+      const client = connect('/ws/chat/room');
+      await client.connected();
+      client.send({ action: 'slow_echo', delay: 150, data: 'first' });
+      client.send({ action: 'echo', data: 'second' });
+      expect([await client.next(), await client.next()]).toEqual([{ echo: 'first' }, { echo: 'second' }]);
+    });
+
     it('passes a frame that is not JSON to the handler as text', async () => {
       const client = connect('/ws/chat/room');
       await client.connected();
