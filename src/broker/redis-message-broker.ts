@@ -10,17 +10,22 @@ export class RedisMessageBroker implements MessageBroker {
   private readonly handlers = new TopicHandlers();
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
+  /** Both connections ready: a SUBSCRIBE sent before the subscriber's ready check (INFO) would make it fail. */
+  private readonly ready: Promise<unknown>;
 
   constructor(
     redisUrl: string,
     private readonly prefix: string,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
-    const options = { maxRetriesPerRequest: 2, lazyConnect: false };
+    const options = { maxRetriesPerRequest: 2, lazyConnect: true };
     this.publisher = new Redis(redisUrl, options);
     this.subscriber = new Redis(redisUrl, options);
     this.publisher.on('error', onError);
     this.subscriber.on('error', onError);
+    this.ready = Promise.all([this.publisher.connect(), this.subscriber.connect()]);
+    // Reported by the first publish or subscribe; never an unhandled rejection.
+    this.ready.catch(() => undefined);
     this.subscriber.on('message', (channel: string, message: string) => {
       const topic = channel.slice(this.channelPrefix.length);
       let payload: unknown;
@@ -39,10 +44,12 @@ export class RedisMessageBroker implements MessageBroker {
   }
 
   async publish(topic: string, payload: unknown): Promise<void> {
+    await this.ready;
     await this.publisher.publish(this.channelPrefix + topic, JSON.stringify(payload ?? null));
   }
 
   async subscribe(topic: string, handler: BrokerHandler): Promise<() => Promise<void>> {
+    await this.ready;
     const { first, remove } = this.handlers.add(topic, handler);
     if (first) await this.subscriber.subscribe(this.channelPrefix + topic);
     return async () => {
@@ -52,6 +59,7 @@ export class RedisMessageBroker implements MessageBroker {
 
   async close(): Promise<void> {
     this.handlers.clear();
+    await this.ready.catch(() => undefined);
     await Promise.all([
       this.subscriber.quit().catch(() => this.subscriber.disconnect()),
       this.publisher.quit().catch(() => this.publisher.disconnect()),
