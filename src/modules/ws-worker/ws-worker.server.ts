@@ -71,6 +71,9 @@ interface LiveConnection {
   queued: number;
 }
 
+/** How long a closing peer has to answer the close frame before its socket is destroyed. */
+const CLOSE_HANDSHAKE_TIMEOUT_MS = 2000;
+
 /** Frames a connection may have waiting for its handler before the worker stops reading its socket. */
 const MAX_QUEUED_MESSAGES = 64;
 
@@ -161,7 +164,15 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     this.channels.attachLocal(null);
     await this.unsubscribe?.().catch(() => undefined);
     for (const connection of this.live.values()) connection.socket.close(WS_CLOSE.GOING_AWAY, 'Server shutting down');
-    await new Promise<void>((resolve) => (this.wss ? this.wss.close(() => resolve()) : resolve()));
+    // The server closes once every client answered the close frame; one that does not is cut off.
+    await new Promise<void>((resolve) => {
+      const deadline = setTimeout(resolve, CLOSE_HANDSHAKE_TIMEOUT_MS);
+      if (!this.wss) return resolve();
+      this.wss.close(() => {
+        clearTimeout(deadline);
+        resolve();
+      });
+    });
     for (const connection of this.live.values()) connection.socket.terminate();
   }
 
@@ -228,7 +239,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     this.wss!.handleUpgrade(request, socket, head, (ws) => {
       ws.close(code, reason);
       // A peer that never answers the close frame is cut off.
-      setTimeout(() => ws.terminate(), 2000).unref();
+      setTimeout(() => ws.terminate(), CLOSE_HANDSHAKE_TIMEOUT_MS).unref();
     });
   }
 

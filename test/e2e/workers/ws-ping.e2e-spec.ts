@@ -54,4 +54,20 @@ describe.each(backends())('WebSocket worker shutdown (%s)', (backend) => {
       await environment.dispose();
     }
   });
+
+  it('shuts down even when a client never answers the close frame', async () => {
+    const environment = await wsWorkerEnvironment(backend);
+    const worker = await startWsWorker(environment.env);
+    try {
+      const frozen = new WsClient(`${worker.wsUrl}/ws/chat/room`);
+      await frozen.connected();
+      frozen.socket.pause(); // reads nothing more, so it never sees nor answers the close frame
+      await worker.close(); // the test's timeout fails it if the shutdown waits for the frozen client
+      frozen.socket.resume();
+      // Its buffered bytes still hold the close frame the worker sent before cutting it off.
+      expect((await frozen.closedWith()).code).toBe(1001);
+    } finally {
+      await environment.dispose();
+    }
+  }, 15_000);
 });
