@@ -66,7 +66,7 @@ export async function startWsWorker(env: Record<string, string>): Promise<WsWork
 }
 
 const CHILD_ENTRY = fileURLToPath(new URL('./ws-worker-process.ts', import.meta.url));
-const TS_LOADER = fileURLToPath(new URL('./ts-loader/register.mjs', import.meta.url));
+const TS_LOADER = fileURLToPath(new URL('./ts-register.mjs', import.meta.url));
 
 export interface SpawnedWorker {
   wsUrl: string;
