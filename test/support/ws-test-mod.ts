@@ -5,7 +5,9 @@ import { join } from 'node:path';
  * A plain-JavaScript mod for the WebSocket worker suites, written into a mods directory. Module `chat`:
  * handler `room` (anyone) joins `lobby` on connect and acts on `{action: …}` messages; `members` (level 1),
  * `trusted` (level 2) and `admin` (level -1) guard by level; `announce` is an `api` function an HTTP worker
- * serves, broadcasting to a channel through `app.ws`, and `notify` one sending to one connection.
+ * serves, broadcasting to a channel through `app.ws`, and `notify` one sending to one connection. The
+ * suites list `chat` in OPEN_MODULES; module `vault` is not open: `lounge` needs a session, `open_lounge`
+ * is open by its name.
  */
 const SOURCE = `
 export class ChatMod {
@@ -54,6 +56,16 @@ export class ChatMod {
   members() { return { on_message: (ws, message) => ({ members: message, level: ws.session.level }) }; }
   trusted() { return { on_message: (ws, message) => ({ trusted: message, level: ws.session.level }) }; }
   admin() { return { on_message: (ws, message) => ({ admin: message, level: ws.session.level }) }; }
+}
+
+export class VaultMod {
+  static modName = 'vault';
+  static exports = {
+    lounge: { websocketHandler: 'lounge', test: false },
+    openLounge: { websocketHandler: 'open_lounge', test: false },
+  };
+  lounge() { return { on_message: (ws) => ({ lounge: ws.session.user_id }) }; }
+  openLounge() { return { on_message: (ws) => ({ open_lounge: ws.session.user_id }) }; }
 }
 `;
 

@@ -41,6 +41,8 @@ export async function wsWorkerEnvironment(
       WS_WORKER_HOST: '127.0.0.1',
       WS_WORKER_PORT: '0',
       APP_ID: 'toolbox',
+      // The chat test mod's handlers are open (anonymous connections allowed at level 0); vault's are not.
+      OPEN_MODULES: 'chat',
       ...provisioned.env,
       ...env,
     },

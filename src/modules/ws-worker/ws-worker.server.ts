@@ -11,7 +11,6 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { hasAccessLevel } from '../../auth/access-level.js';
 import { PlatformError } from '../../common/errors.js';
 import { AUTH_STRATEGIES } from '../../auth/auth.options.js';
 import type { AuthStrategy, Principal } from '../../auth/principal.js';
@@ -23,6 +22,7 @@ import { AppCoreService } from '../app-core/app-core.service.js';
 import { runAsCaller, type Caller } from '../app-core/caller.js';
 import { FunctionRegistryService } from '../app-core/function-registry.service.js';
 import { Result } from '../app-core/result.js';
+import { decideAccess } from '../http-worker/function-access.js';
 import { WsChannels } from '../app-core/ws-channels.js';
 import { WS_BROKER_TOPIC, readWsCommand, wsFrameText } from '../app-core/ws-commands.js';
 import { ConnectionHub } from './connection-hub.js';
@@ -100,6 +100,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   private readonly live = new Map<string, LiveConnection>();
   private readonly options: WsWorkerConfig;
   private readonly sessionCookieName: string;
+  private readonly openModules: readonly string[];
   private wss: WebSocketServer | null = null;
   private httpServer: Server | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
@@ -127,6 +128,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     @Optional() sessions?: SessionCookies,
   ) {
     this.options = config.wsWorker;
+    this.openModules = config.httpWorker.openModules;
     this.sessionCookieName = sessions?.cookieName ?? 'tb_session';
   }
 
@@ -214,10 +216,19 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       return this.acceptThenClose(request, socket, head, WS_CLOSE.POLICY_VIOLATION, 'Unauthorized');
     }
     const session = wsSessionOf(principal);
-    const required = route.entry.options.level;
-    if (!hasAccessLevel(session.level, required)) {
+    // The HTTP workers' rule, so a handler and a function of one module are guarded alike: an open handler
+    // (module in OPEN_MODULES, or a name starting with `open`) needs no session, any other needs one, and
+    // the level holds either way.
+    const access = decideAccess({
+      module: route.module,
+      functionName: route.handler,
+      required: route.entry.options.level,
+      callerLevel: session.authenticated ? session.level : null,
+      openModules: this.openModules,
+    });
+    if (!access.allowed) {
       release();
-      const anonymous = !session.authenticated;
+      const anonymous = access.status === 401;
       this.stats.refused[anonymous ? 'unauthorized' : 'forbidden'] += 1;
       return this.acceptThenClose(
         request,

@@ -178,6 +178,25 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
       },
     );
 
+    it('closes with 1008 an anonymous connection to a handler of a module that is not open', async () => {
+      const client = connect('/ws/vault/lounge');
+      expect(await client.closedWith()).toEqual({ code: 1008, reason: 'Unauthorized' });
+    });
+
+    it('lets any session into a level-0 handler of a module that is not open', async () => {
+      const client = connect(`/ws/vault/lounge?token=${tokenWithLevel({ userId: 'usr_0', level: 0 })}`);
+      await client.connected();
+      client.send('hi');
+      expect(await client.next()).toEqual({ lounge: 'usr_0' });
+    });
+
+    it('lets an anonymous connection into a handler whose name starts with open', async () => {
+      const client = connect('/ws/vault/open_lounge');
+      await client.connected();
+      client.send('hi');
+      expect(await client.next()).toEqual({ open_lounge: null });
+    });
+
     it('runs nested app calls as the connection caller: anonymous cannot reach a level-1 function', async () => {
       const anonymous = connect('/ws/chat/room');
       await anonymous.connected();
