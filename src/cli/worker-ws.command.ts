@@ -25,9 +25,13 @@ export async function startWsWorker(
  * forked child), it reports `{tb: 'listening', url}` to its parent, as the clustered registry's workers do.
  */
 export async function runWsWorker(argv: string[], io: CommandIo = processIo()): Promise<number> {
-  const { values } = parseCommandArgs(argv, { port: { type: 'string' }, 'data-dir': { type: 'string' } });
-  const config = loadConfig(io.env, { services: ['wsWorker'], dataDir: values['data-dir'] });
+  const { values } = parseCommandArgs(
+    argv,
+    { port: { type: 'string' }, 'data-dir': { type: 'string' } },
+    { allowPositionals: false },
+  );
   const port = portFlag(values.port);
+  const config = loadConfig(io.env, { services: ['wsWorker'], dataDir: values['data-dir'] });
   if (port !== undefined) config.wsWorker.basePort = port;
   const { url } = await startWsWorker(config);
   process.send?.({ tb: 'listening', url });
