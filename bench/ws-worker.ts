@@ -61,6 +61,7 @@ async function openAll(url: string, count: number): Promise<WebSocket[]> {
           const socket = new WebSocket(url);
           socket.once('message', () => resolve(socket)); // {type: "connected"}
           socket.once('error', reject);
+          socket.once('close', (code) => reject(new Error(`connection closed with ${code}`)));
         }),
     );
     sockets.push(...(await Promise.all(batch)));
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
       DATA_DIR: dataDir,
       WS_WORKER_PORT: '0',
       MESSAGE_BROKER: broker,
+      OPEN_MODULES: 'bench',
       LOG_LEVEL: 'error',
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
