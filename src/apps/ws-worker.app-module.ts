@@ -5,6 +5,7 @@ import { BrokerModule } from '../broker/broker.module.js';
 import { ConfigModule } from '../config/config.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import { CountersModule } from '../counters/counters.module.js';
+import { DatabaseModule } from '../database/database.module.js';
 import { HealthModule } from '../health/health.module.js';
 import type { AppCoreOptions } from '../modules/app-core/index.js';
 import { ModsModule } from '../modules/mods/index.js';
@@ -27,10 +28,13 @@ export class WsWorkerAppModule {
       module: WsWorkerAppModule,
       imports: [
         ConfigModule.forRoot(config),
+        // The platform's database: without Redis, the shared auth store (revocations, ended sessions) lives
+        // there, so a logout on an HTTP worker holds on this worker too.
+        DatabaseModule.forRoot(),
         CountersModule,
         BrokerModule,
         AuthModule.forRoot(WS_WORKER_AUTH),
-        HealthModule.forRoot({ checks: ['redis'] }),
+        HealthModule.forRoot({ checks: ['database', 'redis'] }),
         WsWorkerModule.forRoot(
           ModsModule.forRoot({
             appCore: appCoreOptionsFrom(config, overrides),

@@ -30,11 +30,11 @@ describe.each(backends())('WebSocket channels from an HTTP worker function (%s)'
     });
     dispose = environment.dispose;
     const relay = relayBetween((): ChildProcess[] => workers.map((worker) => worker.child));
-    [ws, http] = await Promise.all([
-      spawnWorker('ws', environment.env, relay),
-      spawnWorker('http', environment.env, relay),
-    ]);
-    workers.push(ws, http);
+    // One after the other: both migrate the same database at start (the manager migrates once, before).
+    ws = await spawnWorker('ws', environment.env, relay);
+    workers.push(ws);
+    http = await spawnWorker('http', environment.env, relay);
+    workers.push(http);
   });
 
   afterEach(() => {

@@ -30,8 +30,9 @@ describe.each(backends())('WebSocket workers in two processes (%s)', (backend) =
     dispose = environment.dispose;
     const children = (): ChildProcess[] => workers.map((worker) => worker.child);
     const relay = relayBetween(children);
-    const started = await Promise.all([spawnWsWorker(environment.env, relay), spawnWsWorker(environment.env, relay)]);
-    workers.push(...started);
+    // One after the other: both migrate the same database at start (the manager migrates once, before).
+    workers.push(await spawnWsWorker(environment.env, relay));
+    workers.push(await spawnWsWorker(environment.env, relay));
   });
 
   afterEach(() => {
