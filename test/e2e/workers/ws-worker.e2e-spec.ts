@@ -1,3 +1,4 @@
+import { SessionCookies } from '../../../src/auth/session-cookie/session-cookies.js';
 import { backends } from '../../support/backends.js';
 import {
   WsClient,
@@ -138,6 +139,16 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
       const cookie = sessionCookieFor(worker, { ...user, level: 1 });
       const client = connect('/ws/chat/room', {
         headers: { cookie: cookie.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A')) },
+      });
+      expect(await client.closedWith()).toEqual({ code: 1008, reason: 'Unauthorized' });
+    });
+
+    it('closes with 1008 when the session was ended (logout)', async () => {
+      const sessions = worker.app.get(SessionCookies);
+      const issued = sessions.issue({ ...user, level: 1 });
+      await sessions.revoke({ sessionId: issued.sessionId, expiresAt: issued.expiresAt });
+      const client = connect('/ws/chat/room', {
+        headers: { cookie: `${sessions.cookieName}=${encodeURIComponent(issued.token)}` },
       });
       expect(await client.closedWith()).toEqual({ code: 1008, reason: 'Unauthorized' });
     });
