@@ -306,6 +306,22 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
     });
   });
 
+  describe('OpenAPI', () => {
+    it('documents the plain HTTP routes with typed responses at /api/docs-json', async () => {
+      const document = (await (await fetch(`${worker.baseUrl}/api/docs-json`)).json()) as {
+        paths: Record<string, { get?: { responses: Record<string, { content?: unknown }> } }>;
+        components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+      };
+      expect(document.paths['/metrics'].get?.responses['200'].content).toEqual({
+        'application/json': { schema: { $ref: '#/components/schemas/WsWorkerMetricsDto' } },
+      });
+      expect(Object.keys(document.components.schemas.WsWorkerMetricsDto.properties ?? {})).toEqual(
+        expect.arrayContaining(['connections', 'messages_received', 'refused_overloaded']),
+      );
+      expect(document.paths['/health'].get?.responses['200'].content).toBeDefined();
+    });
+  });
+
   describe('limits', () => {
     it('closes a connection that sends a message over the size limit with 1009', async () => {
       const client = connect('/ws/chat/room');
