@@ -1,5 +1,6 @@
 import { SessionCookies } from '../../../src/auth/session-cookie/session-cookies.js';
 import { backends } from '../../support/backends.js';
+import { declaredRouteAccess } from '../../support/route-access.js';
 import {
   WsClient,
   sessionCookieFor,
@@ -303,6 +304,23 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
           'refused_forbidden',
         ].map(grew),
       ).toEqual([1, 1, 1, 1, 1, 1]);
+    });
+  });
+
+  describe('HTTP routes', () => {
+    it('declares every plain HTTP route public (access is decided per WebSocket handler)', () => {
+      const PUBLIC = 'session-cookie|jwt: public';
+      expect(declaredRouteAccess(worker.app)).toEqual({
+        'GET /health': PUBLIC,
+        'GET /api/v1/health': PUBLIC,
+        'HEAD /health': PUBLIC,
+        'HEAD /api/v1/health': PUBLIC,
+        'GET /ready': PUBLIC,
+        'GET /api/v1/ready': PUBLIC,
+        'GET /metrics': PUBLIC,
+        'GET /api/ping': PUBLIC,
+        'GET /api/geo': PUBLIC,
+      });
     });
   });
 
