@@ -18,7 +18,7 @@ export class WsWorkerMetricsController {
   metrics(): WsWorkerMetricsDto {
     const stats = this.server.stats;
     return {
-      worker_id: `ws-${process.pid}`,
+      worker_id: this.server.workerId,
       pid: process.pid,
       uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
       broker: this.server.brokerDriver,

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 
 /** `GET /metrics` of a WebSocket worker. */
 export class WsWorkerMetricsDto {
-  @ApiProperty({ type: String, example: 'ws-4242' }) worker_id: string;
+  @ApiProperty({ type: String, example: 'ws_1a2b3c4d' }) worker_id: string;
   @ApiProperty({ type: Number }) pid: number;
   @ApiProperty({ type: Number }) uptime_seconds: number;
   @ApiProperty({ type: String, enum: ['local', 'redis', 'ipc'], description: 'The message broker driver' })

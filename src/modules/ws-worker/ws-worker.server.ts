@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
@@ -96,6 +96,8 @@ export interface WsWorkerStats {
 @Injectable()
 export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WsWorker');
+  /** This process's name in /metrics: `ws_<8 hex>`, the seed's `<type>_<hex>` shape. */
+  readonly workerId = `ws_${randomBytes(4).toString('hex')}`;
   private readonly hub = new ConnectionHub();
   private readonly live = new Map<string, LiveConnection>();
   private readonly options: WsWorkerConfig;

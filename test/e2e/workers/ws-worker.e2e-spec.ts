@@ -292,7 +292,11 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
       await connect('/ws/chat/members').closedWith();
       await connect(`/ws/chat/admin?token=${tokenWithLevel({ userId: 'u', level: 1 })}`).closedWith();
       const after = await read();
-      expect(after).toMatchObject({ broker: backend.name === 'sqlite' ? 'local' : 'redis', pid: expect.any(Number) });
+      expect(after).toMatchObject({
+        worker_id: expect.stringMatching(/^ws_[0-9a-f]{8}$/),
+        broker: backend.name === 'sqlite' ? 'local' : 'redis',
+        pid: process.pid,
+      });
       const grew = (key: string) => Number(after[key]) - Number(before[key]);
       expect(
         [
