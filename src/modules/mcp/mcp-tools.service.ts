@@ -125,7 +125,9 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     const started = performance.now();
     let result: McpToolResult;
     try {
-      result = await this.withTimeout(name, tool.run(principal, (args ?? {}) as Record<string, unknown>));
+      const run = tool.run(principal, (args ?? {}) as Record<string, unknown>);
+      // python_execute kills its process at its own timeout and reports it; the others get the tool budget.
+      result = tool.name === 'python_execute' ? await run : await this.withTimeout(name, run);
     } catch (error) {
       result = errorResult(error instanceof Error ? error.message : String(error));
     }
