@@ -97,7 +97,14 @@ export function secureMcpHttp(app: INestApplication, config: PlatformConfig): vo
   app.enableCors({
     origin: config.mcp.corsOrigins.includes('*') ? '*' : config.mcp.corsOrigins,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID'],
+    allowedHeaders: [
+      'Content-Type',
+      'Authorization',
+      'X-API-Key',
+      'Mcp-Session-Id',
+      'MCP-Protocol-Version',
+      'Last-Event-ID',
+    ],
     exposedHeaders: ['Mcp-Session-Id', 'MCP-Protocol-Version'],
   });
   app.use((request: Request, response: Response, next: NextFunction) => {

@@ -129,7 +129,14 @@ function formatKeys(keys: McpKeyInfo[]): string {
   ]);
   const header = ['NAME', 'KEY', 'PERMISSIONS', 'CREATED', 'LAST USED', 'USES'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Ready-to-paste client configurations, printed when the first key is created. */

@@ -105,7 +105,8 @@ export class McpKeysService implements OnModuleInit, OnApplicationShutdown {
 
   /** The key's principal, or UNAUTHORIZED for a missing, malformed, unknown or revoked key. */
   async verify(key: string | undefined): Promise<McpPrincipal> {
-    if (!key) throw new PlatformError('UNAUTHORIZED', 'An MCP API key is required (Authorization: Bearer or X-API-Key)');
+    if (!key)
+      throw new PlatformError('UNAUTHORIZED', 'An MCP API key is required (Authorization: Bearer or X-API-Key)');
     if (!KEY_FORMAT.test(key)) throw new PlatformError('UNAUTHORIZED', 'Malformed MCP API key');
     const hash = hashMcpKey(key);
     const row = await this.keys.findOne({ where: { keyHash: hash } });

@@ -405,10 +405,7 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     const budget = Math.min(timeoutMs, this.options.toolTimeoutMs);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<McpToolResult>((resolve) => {
-      timer = setTimeout(
-        () => resolve(errorResult(`Tool ${name} timed out after ${budget / 1000} s`)),
-        budget,
-      );
+      timer = setTimeout(() => resolve(errorResult(`Tool ${name} timed out after ${budget / 1000} s`)), budget);
     });
     try {
       return await Promise.race([work, timeout]);
@@ -425,7 +422,10 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       : 0;
     if (size <= max && structuredSize <= max) return result;
     const text = result.content.map((item) => item.text).join('\n');
-    const cut = Buffer.from(text, 'utf8').subarray(0, max).toString('utf8').replace(/\uFFFD$/, '');
+    const cut = Buffer.from(text, 'utf8')
+      .subarray(0, max)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
     return {
       content: [
         { type: 'text', text: cut },
@@ -448,7 +448,11 @@ function errorResult(message: string, wire?: unknown): McpToolResult {
 }
 
 function jsonResult(value: Record<string, unknown>): McpToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], isError: false, structuredContent: value };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+    isError: false,
+    structuredContent: value,
+  };
 }
 
 /** The function's JSON schema, or one built from its parameter names and the types of its first sample. */

@@ -83,7 +83,8 @@ export class McpController {
   @Post('mcp/tools/call')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Calls a tool: 200 with isError true when it fails, 404 for an unknown tool, 403 for one the key may not use',
+    summary:
+      'Calls a tool: 200 with isError true when it fails, 404 for an unknown tool, 403 for one the key may not use',
   })
   @ApiBody({
     schema: {

@@ -22,7 +22,13 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
   let writer: string;
   let executor: string;
 
-  async function call(method: string, path: string, key?: string, body?: unknown, headers: Record<string, string> = {}) {
+  async function call(
+    method: string,
+    path: string,
+    key?: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     const response = await fetch(`${mcp.baseUrl}${path}`, {
       method,
       headers: {
@@ -179,7 +185,10 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
       expect(names).toEqual(expect.arrayContaining(['docs_writer', 'limits_adminReport', 'toolbox_execute']));
       if (hasPython) expect(names).toContain('python_execute');
       const answer = await post('/mcp/tools/call', admin, { name: 'limits_adminReport', arguments: {} });
-      expect(answer.body).toMatchObject({ isError: false, structuredContent: { result: { data: { secret: 'admins only' } } } });
+      expect(answer.body).toMatchObject({
+        isError: false,
+        structuredContent: { result: { data: { secret: 'admins only' } } },
+      });
     });
 
     it('keeps toolbox_execute within the same rules: a read key cannot run an admin function through it', async () => {
