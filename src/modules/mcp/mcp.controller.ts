@@ -1,11 +1,11 @@
-import { All, Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
-  ApiExcludeEndpoint,
   ApiOkResponse,
   ApiOperation,
+  ApiProduces,
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
@@ -18,6 +18,7 @@ import {
   CreatedMcpKeyDto,
   HealthDto,
   InitializeResponseDto,
+  JsonRpcResponseDto,
   McpKeyListDto,
   ResourceListDto,
   ResourceReadDto,
@@ -183,10 +184,30 @@ export class McpController {
     return { revoked: name };
   }
 
-  /** The standard MCP endpoint (Streamable HTTP, JSON-RPC): documented in docs/mcp.md, not as REST. */
-  @All('mcp')
-  @ApiExcludeEndpoint()
-  async streamable(@Req() request: Request, @Res() response: Response): Promise<void> {
+  /** The standard MCP endpoint (Streamable HTTP, JSON-RPC 2.0 on the official SDK, stateless). */
+  @Post('mcp')
+  @ApiOperation({
+    summary:
+      'Standard MCP endpoint (Streamable HTTP): one JSON-RPC message or batch; initialize answers Mcp-Session-Id',
+  })
+  @ApiBody({ schema: { type: 'object', description: 'JSON-RPC 2.0 request, notification or batch' } })
+  @ApiOkResponse({ type: JsonRpcResponseDto, description: 'JSON-RPC response (202 without body for notifications)' })
+  async streamablePost(@Req() request: Request, @Res() response: Response): Promise<void> {
+    await this.doors.handleStreamable(request, response);
+  }
+
+  @Get('mcp')
+  @ApiOperation({ summary: 'Server-to-client event stream (notifications/tools/list_changed)' })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: 'text/event-stream of JSON-RPC notifications' })
+  async streamableGet(@Req() request: Request, @Res() response: Response): Promise<void> {
+    await this.doors.handleStreamable(request, response);
+  }
+
+  @Delete('mcp')
+  @ApiOperation({ summary: 'Ends the session named by Mcp-Session-Id (404 when unknown or expired)' })
+  @ApiOkResponse({ description: 'Session ended' })
+  async streamableDelete(@Req() request: Request, @Res() response: Response): Promise<void> {
     await this.doors.handleStreamable(request, response);
   }
 }

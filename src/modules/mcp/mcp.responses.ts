@@ -104,3 +104,16 @@ export class CreatedMcpKeyDto {
 export class RevokedMcpKeyDto {
   @ApiProperty() revoked: string;
 }
+
+export class JsonRpcErrorDto {
+  @ApiProperty({ type: Number, example: -32602 }) code: number;
+  @ApiProperty() message: string;
+}
+
+export class JsonRpcResponseDto {
+  @ApiProperty({ enum: ['2.0'] }) jsonrpc: '2.0';
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }], nullable: true }) id: string | number | null;
+  @ApiPropertyOptional({ type: Object, description: 'The method result (InitializeResult, ListToolsResult, …)' })
+  result?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: JsonRpcErrorDto }) error?: JsonRpcErrorDto;
+}

@@ -388,6 +388,31 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
     });
   });
 
+  describe('OpenAPI', () => {
+    it('documents every route with typed responses', async () => {
+      const { status, body } = await call('GET', '/api/docs-json');
+      expect(status).toBe(200);
+      const paths = body.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      for (const [path, method, code] of [
+        ['/mcp/initialize', 'post', '200'],
+        ['/mcp/tools/list', 'post', '200'],
+        ['/mcp/tools/call', 'post', '200'],
+        ['/mcp/resources/list', 'post', '200'],
+        ['/mcp/resources/read', 'post', '200'],
+        ['/health', 'get', '200'],
+        ['/status', 'get', '200'],
+        ['/api/keys', 'get', '200'],
+        ['/api/keys', 'post', '201'],
+        ['/api/keys/{name}', 'delete', '200'],
+        ['/mcp', 'post', '200'],
+        ['/mcp', 'get', '200'],
+        ['/mcp', 'delete', '200'],
+      ])
+        expect(paths[path]?.[method]?.responses?.[code]).toBeDefined();
+      expect(JSON.stringify(paths['/mcp/tools/call'].post.responses['200'])).toContain('ToolCallResultDto');
+    });
+  });
+
   describe('DNS-rebinding protection and CORS', () => {
     it('refuses a foreign Origin and a foreign Host while bound to localhost (403)', async () => {
       const foreignOrigin = await post('/mcp/tools/list', reader, {}, { origin: 'http://evil.example' });
