@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { LessThan, type Repository } from 'typeorm';
+import { LessThan, MoreThan, type Repository } from 'typeorm';
 import { McpSessionEntity } from './mcp-key.entity.js';
 
 export const MCP_SESSION_STORE = Symbol('MCP_SESSION_STORE');
@@ -135,11 +135,6 @@ export class DatabaseMcpSessionStore implements McpSessionStore {
   }
 
   async count(): Promise<number> {
-    return this.sessions.count({ where: { lastSeenAt: LessThan(new Date(Date.now() + 1)) } }).then(async (all) => {
-      const expired = await this.sessions.count({
-        where: { lastSeenAt: LessThan(new Date(Date.now() - this.limits.idleMs)) },
-      });
-      return all - expired;
-    });
+    return this.sessions.count({ where: { lastSeenAt: MoreThan(new Date(Date.now() - this.limits.idleMs)) } });
   }
 }

@@ -449,6 +449,49 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
   });
 });
 
+describe.each(backends())('MCP sessions cap on $name', (backend) => {
+  let mcp: McpUnderTest;
+  let key: string;
+  const initialize = async () =>
+    (
+      await fetch(`${mcp.baseUrl}/mcp/initialize`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json() as Promise<{ session_id: string }>;
+  const list = async (session: string) =>
+    (
+      await fetch(`${mcp.baseUrl}/mcp/tools/list`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'mcp-session-id': session },
+      })
+    ).status;
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false);
+    mcp = await startMcp(backend, { MCP_MAX_SESSIONS: '2' });
+    key = await mcp.key('capped', ['read']);
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+  });
+
+  it('drops the least recently active session past the cap', async () => {
+    const first = await initialize();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = await initialize();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const third = await initialize();
+    expect(await list(first.session_id)).toBe(404);
+    expect(await list(second.session_id)).toBe(200);
+    expect(await list(third.session_id)).toBe(200);
+    const status = await fetch(`${mcp.baseUrl}/status`, { headers: { authorization: `Bearer ${key}` } });
+    expect(((await status.json()) as { sessions: number }).sessions).toBe(2);
+  });
+});
+
 /** The environment that points a `tb` command at the server's own stores. */
 function envOf(mcp: McpUnderTest): Record<string, string> {
   const env: Record<string, string> = { DATA_DIR: mcp.workspace, MODS_DIR: mcp.modsDir, APP_ID: 'mcp-e2e' };
