@@ -118,18 +118,21 @@ describe.each(backends())('MCP transport, standard Streamable HTTP endpoint /mcp
     expect(response.status).toBe(404);
   });
 
-  it('answers bad JSON with 400, never 500', async () => {
-    const response = await fetch(`${mcp.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${reader}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: '{"jsonrpc": ',
-    });
-    expect(response.status).toBe(400);
-  });
+  it.each([['{"jsonrpc": '], ['[1, 2]'], ['{"not": "json-rpc"}']])(
+    'answers the body %s with 400, never 500',
+    async (body) => {
+      const response = await fetch(`${mcp.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${reader}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+      expect(response.status).toBe(400);
+    },
+  );
 
   it('refuses a browser page of another origin (DNS rebinding) with 403', async () => {
     const response = await fetch(`${mcp.baseUrl}/mcp`, {
