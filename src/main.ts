@@ -25,6 +25,10 @@ const HELP = `tb — Toolbox Platform command-line tool
                                              pack a mod directory and upload it
   tb functions list|run M.f [--kwargs JSON]|test [--module M]
                                              the application core's registered functions
+  tb mcp [--port 8765] [--host H] [--no-auth] [--stdio]
+                                             the MCP transport: app-core functions as tools
+  tb mcp keys create NAME [--permissions read,execute]|list|revoke NAME
+                                             the MCP transport's API keys
   tb docs init|search Q|lookup NAME|suggest  the docs system
   tb footprint [--json]                      resource metrics of this process
   tb probe ping|geo [--json]                 reach a platform server and measure it
@@ -46,6 +50,7 @@ const COMMANDS: Record<string, Command> = {
   delta: async (argv, io) => (await import('./cli/delta.command.js')).runDeltaCommand(argv, io),
   mods: async (argv, io) => (await import('./cli/mods.command.js')).runModsCommand(argv, io),
   functions: async (argv, io) => (await import('./cli/functions.command.js')).runFunctionsCommand(argv, io),
+  mcp: async (argv, io) => (await import('./cli/mcp.command.js')).runMcpCommand(argv, io),
   docs: async (argv, io) => (await import('./cli/docs.command.js')).runDocsCommand(argv, io),
   footprint: async (argv, io) => (await import('./cli/footprint.command.js')).runFootprintCommand(argv, io),
   probe: async (argv, io) => (await import('./cli/probe.command.js')).runProbeCommand(argv, io),

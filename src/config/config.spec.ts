@@ -12,6 +12,18 @@ function problemsOf(env: Environment, services: Parameters<typeof loadConfig>[1]
   return [];
 }
 
+const MCP_DEFAULT_LIMITS = {
+  toolTimeoutSeconds: 30,
+  maxResultBytes: 1048576,
+  python: 'python3',
+  pythonTimeoutSeconds: 30,
+  pythonMaxOutputBytes: 65536,
+  sessionIdleSeconds: 3600,
+  maxSessions: 10000,
+  modsRescanSeconds: 5,
+  corsOrigins: ['*'],
+};
+
 describe('loadConfig', () => {
   describe('sections', () => {
     it('reads the WebSocket worker limits and the message broker', () => {
@@ -44,7 +56,7 @@ describe('loadConfig', () => {
       });
       expect(config.messageBroker).toBe('auto');
       expect(config.manager).toEqual({ host: '127.0.0.1', port: 9005 });
-      expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765 });
+      expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765, ...MCP_DEFAULT_LIMITS });
       expect(config.gateway).toEqual({ host: '127.0.0.1', port: 4000 });
     });
 
@@ -136,8 +148,30 @@ describe('loadConfig', () => {
         pingIntervalSeconds: 30,
       });
       expect(config.manager).toEqual({ host: '10.0.0.2', port: 9999 });
-      expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766 });
+      expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766, ...MCP_DEFAULT_LIMITS });
       expect(config.gateway).toEqual({ host: '::', port: 4001 });
+    });
+
+    it('reads the MCP transport limits and refuses bad ones', () => {
+      const config = loadConfig({
+        MCP_TOOL_TIMEOUT_SECONDS: '2.5',
+        MCP_MAX_RESULT_BYTES: '4096',
+        MCP_PYTHON: 'off',
+        MCP_SESSION_IDLE_SECONDS: '60',
+        MCP_MAX_SESSIONS: '5',
+        MCP_CORS_ORIGINS: 'https://a.example,https://b.example',
+      });
+      expect(config.mcp).toMatchObject({
+        toolTimeoutSeconds: 2.5,
+        maxResultBytes: 4096,
+        python: null,
+        sessionIdleSeconds: 60,
+        maxSessions: 5,
+        corsOrigins: ['https://a.example', 'https://b.example'],
+      });
+      expect(() => loadConfig({ MCP_MAX_RESULT_BYTES: '10', MCP_MAX_SESSIONS: '0' })).toThrow(
+        /MCP_MAX_RESULT_BYTES[\s\S]*MCP_MAX_SESSIONS/,
+      );
     });
 
     it("keeps PORT, HOST and WORKERS as the registry's, with REGISTRY_* taking precedence", () => {

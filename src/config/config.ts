@@ -19,6 +19,26 @@ export interface ListenConfig {
   port: number;
 }
 
+/** The MCP transport (issue 14, seed 02 A): where it listens and the limits of its tools and sessions. */
+export interface McpConfig extends ListenConfig {
+  /** MCP_TOOL_TIMEOUT_SECONDS: a tool call's budget (30). */
+  toolTimeoutSeconds: number;
+  /** MCP_MAX_RESULT_BYTES: largest tool result (1 MiB). */
+  maxResultBytes: number;
+  /** MCP_PYTHON: the interpreter of `python_execute` (`python3`; `off`: the tool is absent). */
+  python: string | null;
+  /** MCP_PYTHON_TIMEOUT_SECONDS (30) and MCP_PYTHON_MAX_OUTPUT_BYTES (64 KiB). */
+  pythonTimeoutSeconds: number;
+  pythonMaxOutputBytes: number;
+  /** MCP_SESSION_IDLE_SECONDS (3600) and MCP_MAX_SESSIONS (10000). */
+  sessionIdleSeconds: number;
+  maxSessions: number;
+  /** MCP_MODS_RESCAN_SECONDS: how often MODS_DIR is checked for newly installed mods (5; 0: never). */
+  modsRescanSeconds: number;
+  /** MCP_CORS_ORIGINS: origins allowed cross-origin (default `*`; keys travel in headers, not cookies). */
+  corsOrigins: string[];
+}
+
 /** A pool of worker processes on consecutive ports from `basePort`. */
 export interface WorkerPoolConfig {
   host: string;
@@ -120,7 +140,7 @@ export interface PlatformConfig {
   /** The worker manager and its admin UI (seed 02 C: 127.0.0.1:9005). */
   manager: ListenConfig;
   /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
-  mcp: ListenConfig;
+  mcp: McpConfig;
   /** The model gateway (seed 03 A). */
   gateway: ListenConfig;
   /** The application core (seed 03 C): app id, installed mods, network probe and `runHttp`. */
@@ -423,7 +443,19 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     },
     messageBroker: read.oneOf('MESSAGE_BROKER', MESSAGE_BROKERS, 'auto'),
     manager: { host: read.string('MANAGER_HOST') ?? '127.0.0.1', port: read.port('MANAGER_PORT', 9005) },
-    mcp: { host: read.string('MCP_HOST') ?? '127.0.0.1', port: read.port('MCP_PORT', 8765) },
+    mcp: {
+      host: read.string('MCP_HOST') ?? '127.0.0.1',
+      port: read.port('MCP_PORT', 8765),
+      toolTimeoutSeconds: read.number('MCP_TOOL_TIMEOUT_SECONDS', 30, { min: 0.001 }),
+      maxResultBytes: read.integer('MCP_MAX_RESULT_BYTES', MiB, { min: 1024 }),
+      python: read.string('MCP_PYTHON') === 'off' ? null : (read.string('MCP_PYTHON') ?? 'python3'),
+      pythonTimeoutSeconds: read.number('MCP_PYTHON_TIMEOUT_SECONDS', 30, { min: 0.001 }),
+      pythonMaxOutputBytes: read.integer('MCP_PYTHON_MAX_OUTPUT_BYTES', 64 * 1024, { min: 1 }),
+      sessionIdleSeconds: read.number('MCP_SESSION_IDLE_SECONDS', 3600, { min: 0.001 }),
+      maxSessions: read.integer('MCP_MAX_SESSIONS', 10_000, { min: 1 }),
+      modsRescanSeconds: read.number('MCP_MODS_RESCAN_SECONDS', 5, { min: 0 }),
+      corsOrigins: read.list('MCP_CORS_ORIGINS').length > 0 ? read.list('MCP_CORS_ORIGINS') : ['*'],
+    },
     gateway: { host: read.string('GATEWAY_HOST') ?? '127.0.0.1', port: read.port('GATEWAY_PORT', 4000) },
     appCore: {
       appId: read.string('APP_ID') ?? 'toolbox',

@@ -1,4 +1,5 @@
 import { ApiKeyEntity } from '../auth/api-keys/api-key.entity.js';
+import { McpKeyEntity, McpSessionEntity } from '../modules/mcp/mcp-key.entity.js';
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
 import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
 import { PackageSearchWordEntity } from '../modules/search/entities/package-search-word.entity.js';
@@ -29,4 +30,6 @@ export const ENTITIES = [
   ArtifactVersionEntity,
   ArtifactBuildEntity,
   ApiKeyEntity,
+  McpKeyEntity,
+  McpSessionEntity,
 ];

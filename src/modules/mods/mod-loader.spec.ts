@@ -148,6 +148,23 @@ describe('loadInstalledMods', () => {
     expect([report.loaded.map((mod) => mod.version), report.failed]).toEqual([['2.0.0'], []]);
   });
 
+  it('loads only the mods installed since, given the directories already loaded (a running server)', async () => {
+    await writeMod(modsDir, 'first', 'export class First { static exports = { one: {} }; one() { return 1; } }');
+    const before = await loadInstalledMods({ modsDir, registry, runner });
+    await writeMod(modsDir, 'second', 'export class Second { static exports = { two: {} }; two() { return 2; } }');
+    const after = await loadInstalledMods({
+      modsDir,
+      registry,
+      runner,
+      skipDirectories: new Set(before.loaded.map((mod) => mod.directory)),
+    });
+    expect(after).toEqual({
+      loaded: [expect.objectContaining({ name: 'second', functions: ['Second.two'] })],
+      failed: [],
+    });
+    expect(registry.has('First.one')).toBe(true);
+  });
+
   it('answers an empty report when the mods directory does not exist', async () => {
     expect(await loadInstalledMods({ modsDir: join(modsDir, 'missing'), registry })).toEqual({
       loaded: [],

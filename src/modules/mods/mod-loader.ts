@@ -51,6 +51,8 @@ export interface LoadModsOptions {
   hostVersion?: string;
   /** Run the mods' `initial` functions after registering them (default false: a booting Nest app runs them all). */
   runInitial?: boolean;
+  /** Mod directories (real paths) already loaded, skipped: a running server loading what was installed since. */
+  skipDirectories?: ReadonlySet<string>;
   logger?: ModLoaderLogger;
 }
 
@@ -104,6 +106,7 @@ export async function loadInstalledMods(options: LoadModsOptions): Promise<ModLo
   }
   for (const directoryName of names) {
     const directory = join(options.modsDir, directoryName);
+    if (options.skipDirectories?.has(await realpath(directory).catch(() => directory))) continue;
     let manifestText: string;
     try {
       manifestText = await readFile(join(directory, MOD_MANIFEST_FILE), 'utf8');

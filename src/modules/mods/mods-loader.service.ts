@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppCoreService, FunctionRegistryService } from '../app-core/index.js';
-import { loadInstalledMods, type ModLoadReport } from './mod-loader.js';
+import { loadInstalledMods, type LoadedMod, type ModLoadReport } from './mod-loader.js';
 
 export interface ModsModuleOptions {
   /** Where installed mods live (`<DATA_DIR>/mods` by default). */
@@ -36,6 +36,29 @@ export class ModsLoaderService implements OnModuleInit {
       hostVersion: this.options.hostVersion,
       logger: { log: (message) => this.logger.log(message), warn: (message) => this.logger.warn(message) },
     });
+  }
+
+  /**
+   * Loads the mods installed since start (or the last call) and runs their `initial` functions: a running
+   * server (the MCP transport) picks up `tb mods install` without a restart. Mods already loaded are skipped
+   * silently (their functions are registered); returns the newly loaded ones.
+   */
+  async loadNewMods(): Promise<LoadedMod[]> {
+    const known = new Set(this.loadReport.loaded.map((mod) => mod.directory));
+    const report = await loadInstalledMods({
+      modsDir: this.options.modsDir,
+      registry: this.functions,
+      runner: this.app,
+      hostVersion: this.options.hostVersion,
+      runInitial: true,
+      skipDirectories: known,
+    });
+    this.loadReport = {
+      loaded: [...this.loadReport.loaded, ...report.loaded],
+      failed: report.failed,
+    };
+    for (const mod of report.loaded) this.logger.log(`loaded newly installed mod ${mod.name}@${mod.version}`);
+    return report.loaded;
   }
 
   /** Which mods loaded (with their function keys) and which were skipped, with the reason. */

@@ -1,0 +1,48 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
+import type { Redis } from 'ioredis';
+import type { Repository } from 'typeorm';
+import { PLATFORM_CONFIG } from '../../config/config.module.js';
+import type { PlatformConfig } from '../../config/config.js';
+import { REDIS_CLIENT } from '../../counters/counters.module.js';
+import { McpDoorsService } from './mcp-doors.service.js';
+import { McpKeyEntity, McpSessionEntity } from './mcp-key.entity.js';
+import { McpKeysService } from './mcp-keys.service.js';
+import { DatabaseMcpSessionStore, MCP_SESSION_STORE, RedisMcpSessionStore } from './mcp-sessions.js';
+import { McpToolsService } from './mcp-tools.service.js';
+import { McpController } from './mcp.controller.js';
+import { MCP_OPTIONS, type McpOptions } from './mcp.options.js';
+
+/**
+ * McpTransport: the application core's functions as MCP tools, behind the seed's REST door and the
+ * standard Streamable HTTP endpoint (and stdio, which `tb mcp --stdio` connects to McpToolsService).
+ * Needs the app core (ModsModule), the database and the counters module (Redis client) in the app.
+ */
+@Module({})
+export class McpTransportModule {
+  /** `core`: the app core with its mods (`ModsModule.forRoot(…)`); `http: false` for stdio (no controller). */
+  static forRoot(options: McpOptions, core: DynamicModule, { http = true }: { http?: boolean } = {}): DynamicModule {
+    return {
+      module: McpTransportModule,
+      imports: [core, TypeOrmModule.forFeature([McpKeyEntity, McpSessionEntity])],
+      controllers: http ? [McpController] : [],
+      providers: [
+        { provide: MCP_OPTIONS, useValue: options },
+        {
+          provide: MCP_SESSION_STORE,
+          inject: [PLATFORM_CONFIG, REDIS_CLIENT, getRepositoryToken(McpSessionEntity)],
+          useFactory: (config: PlatformConfig, redis: Redis | null, sessions: Repository<McpSessionEntity>) => {
+            const limits = { idleMs: options.sessionIdleMs, maxSessions: options.maxSessions };
+            return redis
+              ? new RedisMcpSessionStore(redis, config.redisPrefix, limits)
+              : new DatabaseMcpSessionStore(sessions, limits);
+          },
+        },
+        McpKeysService,
+        McpToolsService,
+        McpDoorsService,
+      ],
+      exports: [McpKeysService, McpToolsService, McpDoorsService, MCP_SESSION_STORE],
+    };
+  }
+}

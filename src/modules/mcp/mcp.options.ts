@@ -1,0 +1,23 @@
+export const MCP_OPTIONS = Symbol('MCP_OPTIONS');
+
+export interface McpOptions {
+  /** The platform version, in `server_info` and `/health`. */
+  version: string;
+  /** `--stdio`, or `http`: reported by `/health` as `mode`. */
+  mode: 'http' | 'stdio';
+  /** `--no-auth`: every caller is an admin (only for a server bound to localhost). */
+  noAuth: boolean;
+  /** A tool call's budget (MCP_TOOL_TIMEOUT_SECONDS, 30 s). */
+  toolTimeoutMs: number;
+  /** Largest tool result text (MCP_MAX_RESULT_BYTES, 1 MiB); a longer one is cut with a clear message. */
+  maxResultBytes: number;
+  /** `python_execute`: the python3 command (null: the tool is absent), its timeout and output cap. */
+  python: string | null;
+  pythonTimeoutMs: number;
+  pythonMaxOutputBytes: number;
+  /** Session idle expiry and cap (MCP_SESSION_IDLE_SECONDS 3600, MCP_MAX_SESSIONS 10000). */
+  sessionIdleMs: number;
+  maxSessions: number;
+  /** How often MODS_DIR is checked for newly installed mods (ms; 0: never). */
+  modsRescanMs: number;
+}
