@@ -41,6 +41,20 @@ export interface RegistryConfig extends ListenConfig {
   deltaInlineMaxBytes: number;
 }
 
+/** The model gateway's process settings; what an admin may change at run time lives in DATA_DIR/gateway/config.json. */
+export interface GatewayConfig extends ListenConfig {
+  /** OLLAMA_URL: the model runtime; when set it overrides `ollama_url` of the gateway's config file. */
+  ollamaUrl: string | null;
+  /** GATEWAY_IMAGE_MAX_BYTES: largest image fetched from an http(s) `image_url` (OpenAI allows 20 MB). */
+  imageMaxBytes: number;
+  /** GATEWAY_IMAGE_FETCH_TIMEOUT_MS: how long fetching one remote image may take. */
+  imageFetchTimeoutMs: number;
+  /** GATEWAY_MODEL_CACHE_SECONDS: how long a model's `/api/show` capabilities are reused. */
+  modelCacheSeconds: number;
+  /** GATEWAY_BODY_LIMIT: largest JSON body (base64 images and audio travel inside it). */
+  bodyLimit: string;
+}
+
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 
 export interface LogConfig {
@@ -82,8 +96,8 @@ export interface PlatformConfig {
   manager: ListenConfig;
   /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
   mcp: ListenConfig;
-  /** The model gateway (seed 03 A). */
-  gateway: ListenConfig;
+  /** The model gateway (seed 03 A): docs/gateway.md. */
+  gateway: GatewayConfig;
   /** The application core (seed 03 C): app id, installed mods, network probe and `runHttp`. */
   appCore: {
     /** APP_ID; `testOnly` functions register only when it contains `test`. */
@@ -262,6 +276,8 @@ export interface LoadConfigOptions {
   dataDir?: string;
   /** The registry's process count (`--workers`). */
   workers?: number;
+  /** The model gateway's port (`tb gateway --port`). */
+  gatewayPort?: number;
   /** Lets `tb up` and `tb token` supply the secret persisted in the data directory without writing it into the environment. */
   jwtSecret?: string;
 }
@@ -355,7 +371,15 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     wsWorker: read.workerPool('WS_WORKER', 8100, 1),
     manager: { host: read.string('MANAGER_HOST') ?? '127.0.0.1', port: read.port('MANAGER_PORT', 9005) },
     mcp: { host: read.string('MCP_HOST') ?? '127.0.0.1', port: read.port('MCP_PORT', 8765) },
-    gateway: { host: read.string('GATEWAY_HOST') ?? '127.0.0.1', port: read.port('GATEWAY_PORT', 4000) },
+    gateway: {
+      host: read.string('GATEWAY_HOST') ?? '127.0.0.1',
+      port: options.gatewayPort ?? read.port('GATEWAY_PORT', 4000),
+      ollamaUrl: read.string('OLLAMA_URL')?.replace(/\/+$/, '') ?? null,
+      imageMaxBytes: read.integer('GATEWAY_IMAGE_MAX_BYTES', 20 * MiB, { min: 1 }),
+      imageFetchTimeoutMs: read.integer('GATEWAY_IMAGE_FETCH_TIMEOUT_MS', 10_000, { min: 1 }),
+      modelCacheSeconds: read.integer('GATEWAY_MODEL_CACHE_SECONDS', 60, { min: 0 }),
+      bodyLimit: read.string('GATEWAY_BODY_LIMIT') ?? '50mb',
+    },
     appCore: {
       appId: read.string('APP_ID') ?? 'toolbox',
       modsDir: resolve(read.string('MODS_DIR') ?? join(dataDir, 'mods')),

@@ -1,0 +1,115 @@
+import { PlatformError } from '../../../common/errors.js';
+import type {
+  OllamaChatRecord,
+  OllamaChatRequest,
+  OllamaEmbedResponse,
+  OllamaRunningModel,
+  OllamaShowResponse,
+  OllamaTagModel,
+} from './ollama.types.js';
+
+/**
+ * A thin client of Ollama's native API over fetch (keep-alive connections from Node's global agent). Its
+ * errors are PlatformErrors the gateway can answer with: the runtime's 4xx keep their status and message,
+ * an unreachable runtime or its 5xx is a 503 naming the runtime, never a stack.
+ */
+export class OllamaClient {
+  constructor(readonly baseUrl: string) {}
+
+  async chat(request: OllamaChatRequest, signal?: AbortSignal): Promise<OllamaChatRecord> {
+    const response = await this.post('/api/chat', { ...request, stream: false }, signal);
+    return (await response.json()) as OllamaChatRecord;
+  }
+
+  /** The NDJSON records of a streamed chat; aborting `signal` stops the generation upstream (Ollama drops it). */
+  async *chatStream(request: OllamaChatRequest, signal?: AbortSignal): AsyncGenerator<OllamaChatRecord> {
+    const response = await this.post('/api/chat', { ...request, stream: true }, signal);
+    for await (const line of ndjsonLines(response)) yield JSON.parse(line) as OllamaChatRecord;
+  }
+
+  async embed(model: string, input: string | string[], signal?: AbortSignal): Promise<OllamaEmbedResponse> {
+    const response = await this.post('/api/embed', { model, input }, signal);
+    return (await response.json()) as OllamaEmbedResponse;
+  }
+
+  async tags(): Promise<OllamaTagModel[]> {
+    const response = await this.request('GET', '/api/tags');
+    return ((await response.json()) as { models?: OllamaTagModel[] }).models ?? [];
+  }
+
+  async running(): Promise<OllamaRunningModel[]> {
+    const response = await this.request('GET', '/api/ps');
+    return ((await response.json()) as { models?: OllamaRunningModel[] }).models ?? [];
+  }
+
+  async show(model: string): Promise<OllamaShowResponse> {
+    const response = await this.post('/api/show', { model });
+    return (await response.json()) as OllamaShowResponse;
+  }
+
+  /** The runtime's version (`/api/version`), or null when it cannot be reached. */
+  async version(): Promise<string | null> {
+    try {
+      const response = await this.request('GET', '/api/version', undefined, AbortSignal.timeout(2000));
+      return ((await response.json()) as { version?: string }).version ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  private post(path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
+    return this.request('POST', path, body, signal);
+  }
+
+  private async request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new PlatformError(
+        'SERVICE_UNAVAILABLE',
+        `The model runtime at ${this.baseUrl} cannot be reached (${(error as Error).cause ?? (error as Error).message})`,
+      );
+    }
+    if (response.ok) return response;
+    const message = await errorMessageOf(response);
+    if (response.status === 404) throw new PlatformError('NOT_FOUND', message);
+    if (response.status >= 400 && response.status < 500) throw new PlatformError('BAD_REQUEST', message);
+    throw new PlatformError('SERVICE_UNAVAILABLE', `The model runtime failed (${response.status}): ${message}`);
+  }
+}
+
+async function errorMessageOf(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '');
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown };
+    if (typeof parsed.error === 'string') return parsed.error;
+  } catch {
+    // not JSON: the text itself
+  }
+  return text.trim().slice(0, 500) || `HTTP ${response.status}`;
+}
+
+/** Splits an NDJSON body into its non-empty lines as they arrive. */
+export async function* ndjsonLines(response: Response): AsyncGenerator<string> {
+  if (!response.body) return;
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line) yield line;
+    }
+  }
+  const rest = (buffered + decoder.decode()).trim();
+  if (rest) yield rest;
+}

@@ -1,0 +1,130 @@
+import { applyDecorators, Body, Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Authenticated } from '../../auth/access.decorators.js';
+import { ChatService } from './chat/chat.service.js';
+import type { ChatCompletionChunk } from './chat/chat-response.js';
+import { EmbeddingsService } from './embeddings.service.js';
+import {
+  ChatCompletionDto,
+  ChatCompletionRequestDto,
+  EmbeddingsDto,
+  EmbeddingsRequestDto,
+  ModelDto,
+  ModelListDto,
+  OpenAiErrorDto,
+} from './gateway.dto.js';
+import type { RoutingDecision } from './model-routing.js';
+import { ModelsService } from './models.service.js';
+import { writeSse } from './sse-writer.js';
+
+/** Says which model answered when a configured fallback stood in for the requested one. */
+export const ROUTED_FROM_HEADER = 'x-gateway-routed-from';
+
+const ERROR_CAUSES: Record<number, string> = {
+  400: 'Invalid parameter, or the model cannot take the content and no fallback is configured',
+  401: 'Missing or wrong API key',
+  404: 'The model is not installed',
+  503: 'The model runtime cannot be reached',
+};
+
+/** OpenAI's error body for the statuses every route of the API may answer. */
+const OpenAiErrors = (...statuses: number[]) =>
+  applyDecorators(
+    ...statuses.map((status) => ApiResponse({ status, type: OpenAiErrorDto, description: ERROR_CAUSES[status] })),
+  );
+
+function markRouting(response: Response, routing: RoutingDecision): void {
+  if (routing.routedFrom) response.setHeader(ROUTED_FROM_HEADER, routing.routedFrom);
+}
+
+/** The OpenAI-compatible API under /v1 (seed 03 A), over Ollama's native API. */
+@ApiTags('openai')
+@ApiBearerAuth()
+@ApiExtraModels(ChatCompletionDto)
+@OpenAiErrors(400, 401, 404, 503)
+@Authenticated()
+@Controller('v1')
+export class OpenAiController {
+  private readonly logger = new Logger('Gateway');
+
+  constructor(
+    private readonly chat: ChatService,
+    private readonly embeddings: EmbeddingsService,
+    private readonly models: ModelsService,
+  ) {}
+
+  @Post('chat/completions')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Chat completion; `stream: true` answers with server-sent chat.completion.chunk events' })
+  @ApiBody({ type: ChatCompletionRequestDto })
+  @ApiResponse({
+    status: 200,
+    description: 'The completion, or (stream) `data: <chunk>` events ending with `data: [DONE]`',
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ChatCompletionDto) } },
+      'text/event-stream': { schema: { type: 'string' } },
+    },
+  })
+  async completions(@Body() body: unknown, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const { request: chat, routing } = await this.chat.prepare(body);
+    markRouting(response, routing);
+    if (!chat.stream) {
+      const result = await this.chat.complete(chat, routing, abortOnClose(request, response).signal);
+      response.status(200).json(result.completion);
+      return;
+    }
+    const abort = abortOnClose(request, response);
+    const stream = await this.chat.stream(chat, routing, abort.signal);
+    await writeSse<ChatCompletionChunk>(response, stream.chunks, {
+      onError: (error) => this.logger.warn(`stream ${stream.translator.id} failed: ${(error as Error).message}`),
+    });
+  }
+
+  @Post('embeddings')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Embeddings of a string or an array of strings' })
+  @ApiBody({ type: EmbeddingsRequestDto })
+  @ApiOkResponse({ type: EmbeddingsDto })
+  async createEmbeddings(
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<EmbeddingsDto> {
+    const { request, routing } = await this.embeddings.prepare(body);
+    markRouting(response, routing);
+    return this.embeddings.embed(request, routing);
+  }
+
+  @Get('models')
+  @ApiOperation({ summary: 'The models installed in the runtime, with their types' })
+  @ApiOkResponse({ type: ModelListDto })
+  listModels(): Promise<ModelListDto> {
+    return this.models.list();
+  }
+
+  @Get('models/*id')
+  @ApiOperation({ summary: 'One installed model (names may contain "/" and ":")' })
+  @ApiOkResponse({ type: ModelDto })
+  getModel(@Param('id') id: string | string[]): Promise<ModelDto> {
+    return this.models.get(Array.isArray(id) ? id.join('/') : id);
+  }
+}
+
+/** Aborts the upstream call when the client goes away before the answer is complete. */
+function abortOnClose(request: Request, response: Response): AbortController {
+  const controller = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  request.on('aborted', () => controller.abort());
+  return controller;
+}
