@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '../config/config.module.js';
+import { CountersModule } from '../counters/counters.module.js';
+import { DatabaseModule } from '../database/database.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import { HealthModule } from '../health/health.module.js';
 import type { ReadinessCheck } from '../health/readiness-checks.js';
@@ -23,7 +25,13 @@ export class GatewayAppModule {
     assertConfiguredFor(config, 'gateway');
     return {
       module: GatewayAppModule,
-      imports: [ConfigModule.forRoot(config), GatewayModule, HealthModule.forRoot({ checks: [MODEL_RUNTIME_CHECK] })],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(),
+        CountersModule,
+        GatewayModule,
+        HealthModule.forRoot({ checks: ['database', 'redis', MODEL_RUNTIME_CHECK] }),
+      ],
     };
   }
 }

@@ -1,4 +1,8 @@
 import { ApiKeyEntity } from '../auth/api-keys/api-key.entity.js';
+import { GatewayApiKeyEntity } from '../modules/gateway/entities/gateway-api-key.entity.js';
+import { GatewayTransactionEntity } from '../modules/gateway/entities/gateway-transaction.entity.js';
+import { GatewayUsageEntity } from '../modules/gateway/entities/gateway-usage.entity.js';
+import { GatewayUserEntity } from '../modules/gateway/entities/gateway-user.entity.js';
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
 import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
 import { PackageSearchWordEntity } from '../modules/search/entities/package-search-word.entity.js';
@@ -29,4 +33,8 @@ export const ENTITIES = [
   ArtifactVersionEntity,
   ArtifactBuildEntity,
   ApiKeyEntity,
+  GatewayUserEntity,
+  GatewayApiKeyEntity,
+  GatewayUsageEntity,
+  GatewayTransactionEntity,
 ];

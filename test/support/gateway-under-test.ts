@@ -20,6 +20,15 @@ export interface GatewayUnderTest {
   adminKey: string;
   /** The official SDK pointed at the gateway (no retries unless asked, so a test sees the first answer). */
   openai(apiKey?: string, options?: { maxRetries?: number }): OpenAI;
+  /** A plain JSON call (admin and user APIs), with the admin key unless another is given. */
+  call<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    apiKey?: string,
+  ): Promise<{ status: number; body: T; headers: Headers }>;
+  /** A second gateway process on the same database, Redis and data directory (shared limits and balances). */
+  anotherInstance(): Promise<{ baseUrl: string; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -42,13 +51,17 @@ export async function startGateway(
     { DATA_DIR: dataDir, OLLAMA_URL: ollamaUrl, GATEWAY_PORT: '0', ...provisioned.env, ...options.env },
     { services: ['gateway'] },
   );
-  const app = await createHttpApp(GatewayAppModule.forRoot(config), {
-    ...gatewayHttpAppOptions(config),
-    logger: ['error'],
-  });
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const boot = async () => {
+    const instance = await createHttpApp(GatewayAppModule.forRoot(config), {
+      ...gatewayHttpAppOptions(config),
+      logger: ['error'],
+    });
+    await instance.listen(0, '127.0.0.1');
+    const { port } = instance.getHttpServer().address() as { port: number };
+    return { instance, url: `http://127.0.0.1:${port}` };
+  };
+  const { instance: app, url: baseUrl } = await boot();
+  const others: INestApplication[] = [];
   return {
     baseUrl,
     app,
@@ -58,7 +71,25 @@ export async function startGateway(
     adminKey: settings.admin_key,
     openai: (apiKey = settings.admin_key, clientOptions = {}) =>
       new OpenAI({ apiKey, baseURL: `${baseUrl}/v1`, maxRetries: clientOptions.maxRetries ?? 0, timeout: 20_000 }),
+    async call<T>(method: string, path: string, body?: unknown, apiKey = settings.admin_key) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };
+    },
+    async anotherInstance() {
+      const { instance, url } = await boot();
+      others.push(instance);
+      return { baseUrl: url, close: () => instance.close() };
+    },
     async close() {
+      for (const other of others) await other.close().catch(() => undefined);
       await app.close();
       await ollama.stop();
       await provisioned.dispose();

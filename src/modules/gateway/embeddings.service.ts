@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PlatformError } from '../../common/errors.js';
+import { MeteringService } from './accounts/metering.service.js';
 import { ChatService } from './chat/chat.service.js';
+import type { GatewayCaller } from './gateway-caller.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
 import type { RoutingDecision } from './model-routing.js';
 
@@ -60,11 +62,43 @@ export class EmbeddingsService {
   constructor(
     private readonly gateway: GatewaySettingsService,
     private readonly chat: ChatService,
+    private readonly metering: MeteringService,
   ) {}
 
   async prepare(body: unknown): Promise<{ request: EmbeddingsRequest; routing: RoutingDecision }> {
     const request = parseEmbeddingsRequest(body);
     return { request, routing: await this.chat.route(request.model, 'embedding') };
+  }
+
+  /** Metered embeddings (prompt tokens only). */
+  async create(
+    caller: GatewayCaller,
+    body: unknown,
+  ): Promise<{ result: EmbeddingsResponse; routing: RoutingDecision }> {
+    const { request, routing } = await this.prepare(body);
+    const texts = typeof request.input === 'string' ? [request.input] : request.input;
+    const ticket = await this.metering.begin(caller, {
+      endpoint: 'embeddings',
+      model: routing.model,
+      promptTokensEstimate: Math.ceil(texts.reduce((sum, text) => sum + text.length, 0) / 4),
+      maxCompletionTokens: 0,
+    });
+    try {
+      const result = await this.embed(request, routing);
+      await this.metering.finish(ticket, {
+        promptTokens: result.usage.prompt_tokens,
+        completionTokens: 0,
+        status: 200,
+      });
+      return { result, routing };
+    } catch (error) {
+      await this.metering.finish(ticket, {
+        promptTokens: 0,
+        completionTokens: 0,
+        status: (error as { status?: number }).status ?? 500,
+      });
+      throw error;
+    }
   }
 
   async embed(request: EmbeddingsRequest, routing: RoutingDecision): Promise<EmbeddingsResponse> {

@@ -5,14 +5,9 @@ import type { Request } from 'express';
 import { ACCESS_METADATA, type AccessRule } from '../../auth/access.decorators.js';
 import { bearerToken } from '../../auth/credentials.js';
 import { PlatformError } from '../../common/errors.js';
+import { GatewayAccountsService } from './accounts/gateway-accounts.service.js';
+import { ADMIN_CALLER, type GatewayCaller, type GatewayRequest } from './gateway-caller.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
-
-/** Who called the gateway: the admin (the configured `admin_key`). */
-export interface GatewayCaller {
-  admin: boolean;
-}
-
-export type GatewayRequest = Request & { gatewayCaller?: GatewayCaller };
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
@@ -29,9 +24,10 @@ export class GatewayAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly gateway: GatewaySettingsService,
+    private readonly accounts: GatewayAccountsService,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const rule =
       this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_METADATA, [
@@ -40,7 +36,7 @@ export class GatewayAuthGuard implements CanActivate {
       ]) ?? {};
     const request = context.switchToHttp().getRequest<GatewayRequest>();
     const key = this.keyOf(request);
-    if (key) request.gatewayCaller = this.verify(key);
+    if (key) request.gatewayCaller = await this.verify(key);
     if (rule.public) return true;
     if (!request.gatewayCaller) {
       throw new PlatformError(
@@ -60,8 +56,15 @@ export class GatewayAuthGuard implements CanActivate {
     return typeof apiKey === 'string' && apiKey.trim() ? apiKey.trim() : null;
   }
 
-  private verify(key: string): GatewayCaller {
-    if (timingSafeEqual(digest(key), digest(this.gateway.settings.admin_key))) return { admin: true };
-    throw new PlatformError('UNAUTHORIZED', `Incorrect API key provided: ${key.slice(0, 9)}…`);
+  private async verify(key: string): Promise<GatewayCaller> {
+    if (timingSafeEqual(digest(key), digest(this.gateway.settings.admin_key))) return ADMIN_CALLER;
+    const owner = await this.accounts.verifyKey(key);
+    return {
+      admin: owner.tier === 'admin',
+      userId: owner.userId,
+      keyId: owner.keyId,
+      email: owner.email,
+      tier: owner.tier,
+    };
   }
 }

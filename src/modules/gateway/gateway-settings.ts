@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PlatformError } from '../../common/errors.js';
+import type { TokenPrice } from './accounts/money.js';
 import { MODEL_NEEDS, MODEL_TYPES, type ModelNeed, type ModelType } from './model-routing.js';
 
 /**
@@ -19,6 +20,14 @@ export interface GatewaySettings {
   fallback_models: Record<ModelNeed, string | null>;
   /** Admin overrides of a model's detected type. */
   model_types: Record<string, ModelType>;
+  /** What PAYG users pay per 1,000 tokens, unless `model_prices` names the model. */
+  prices: TokenPrice;
+  model_prices: Record<string, TokenPrice>;
+  /**
+   * Completion tokens held from a PAYG balance while a call without `max_tokens` runs; the exact cost
+   * settles afterwards. Holding is what stops parallel calls from spending the same balance twice.
+   */
+  reserve_tokens: number;
 }
 
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
@@ -37,7 +46,17 @@ export function defaultSettings(): GatewaySettings {
     rate_limits: { payg: 5, sub: 10 },
     fallback_models: { chat: null, vision: null, audio: null, embedding: null },
     model_types: {},
+    prices: { input_per_1k: 0.0005, output_per_1k: 0.0015 },
+    model_prices: {},
+    reserve_tokens: 1024,
   };
+}
+
+function priceProblems(value: unknown, path: string): string[] {
+  if (!isObject(value)) return [`${path} must be {input_per_1k, output_per_1k}`];
+  return (['input_per_1k', 'output_per_1k'] as const)
+    .filter((key) => typeof value[key] !== 'number' || !Number.isFinite(value[key]) || (value[key] as number) < 0)
+    .map((key) => `${path}.${key} must be a number of at least 0`);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -74,6 +93,14 @@ export function validateSettings(value: unknown): GatewaySettings {
     if (!MODEL_TYPES.includes(type as ModelType))
       problems.push(`model_types.${model} must be one of ${MODEL_TYPES.join(', ')}`);
   }
+  const prices = value.prices ?? base.prices;
+  problems.push(...priceProblems(prices, 'prices'));
+  const modelPrices = isObject(value.model_prices) ? value.model_prices : {};
+  for (const [model, price] of Object.entries(modelPrices))
+    problems.push(...priceProblems(price, `model_prices.${model}`));
+  const reserve = value.reserve_tokens ?? base.reserve_tokens;
+  if (!Number.isInteger(reserve) || (reserve as number) < 0)
+    problems.push('reserve_tokens must be a whole number of at least 0');
   if (problems.length > 0) {
     throw new PlatformError(
       'BAD_REQUEST',
@@ -89,6 +116,9 @@ export function validateSettings(value: unknown): GatewaySettings {
     rate_limits: { payg: limits.payg as number, sub: limits.sub as number },
     fallback_models: fallbacks as GatewaySettings['fallback_models'],
     model_types: types as GatewaySettings['model_types'],
+    prices: prices as TokenPrice,
+    model_prices: modelPrices as Record<string, TokenPrice>,
+    reserve_tokens: reserve as number,
   };
 }
 

@@ -11,7 +11,9 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated } from '../../auth/access.decorators.js';
+import { Billable } from './accounts/gateway-rate-limit.guard.js';
 import { ChatService } from './chat/chat.service.js';
+import { Caller, type GatewayCaller } from './gateway-caller.js';
 import type { ChatCompletionChunk } from './chat/chat-response.js';
 import { EmbeddingsService } from './embeddings.service.js';
 import {
@@ -33,6 +35,8 @@ export const ROUTED_FROM_HEADER = 'x-gateway-routed-from';
 const ERROR_CAUSES: Record<number, string> = {
   400: 'Invalid parameter, or the model cannot take the content and no fallback is configured',
   401: 'Missing or wrong API key',
+  402: 'The PAYG balance is used up (insufficient_quota; SDKs do not retry it)',
+  429: "Over the per-minute request limit of the caller's tier (retry-after says when)",
   404: 'The model is not installed',
   503: 'The model runtime cannot be reached',
 };
@@ -51,7 +55,7 @@ function markRouting(response: Response, routing: RoutingDecision): void {
 @ApiTags('openai')
 @ApiBearerAuth()
 @ApiExtraModels(ChatCompletionDto)
-@OpenAiErrors(400, 401, 404, 503)
+@OpenAiErrors(400, 401, 402, 404, 429, 503)
 @Authenticated()
 @Controller('v1')
 export class OpenAiController {
@@ -64,6 +68,7 @@ export class OpenAiController {
   ) {}
 
   @Post('chat/completions')
+  @Billable()
   @HttpCode(200)
   @ApiOperation({ summary: 'Chat completion; `stream: true` answers with server-sent chat.completion.chunk events' })
   @ApiBody({ type: ChatCompletionRequestDto })
@@ -75,33 +80,40 @@ export class OpenAiController {
       'text/event-stream': { schema: { type: 'string' } },
     },
   })
-  async completions(@Body() body: unknown, @Req() request: Request, @Res() response: Response): Promise<void> {
-    const { request: chat, routing } = await this.chat.prepare(body);
-    markRouting(response, routing);
-    if (!chat.stream) {
-      const result = await this.chat.complete(chat, routing, abortOnClose(request, response).signal);
+  async completions(
+    @Caller() caller: GatewayCaller,
+    @Body() body: unknown,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const abort = abortOnClose(request, response);
+    if (!isStreamRequest(body)) {
+      const result = await this.chat.complete(caller, body, abort.signal);
+      markRouting(response, result.routing);
       response.status(200).json(result.completion);
       return;
     }
-    const abort = abortOnClose(request, response);
-    const stream = await this.chat.stream(chat, routing, abort.signal);
+    const stream = await this.chat.startStream(caller, body, abort.signal);
+    markRouting(response, stream.routing);
     await writeSse<ChatCompletionChunk>(response, stream.chunks, {
       onError: (error) => this.logger.warn(`stream ${stream.translator.id} failed: ${(error as Error).message}`),
     });
   }
 
   @Post('embeddings')
+  @Billable()
   @HttpCode(200)
   @ApiOperation({ summary: 'Embeddings of a string or an array of strings' })
   @ApiBody({ type: EmbeddingsRequestDto })
   @ApiOkResponse({ type: EmbeddingsDto })
   async createEmbeddings(
+    @Caller() caller: GatewayCaller,
     @Body() body: unknown,
     @Res({ passthrough: true }) response: Response,
   ): Promise<EmbeddingsDto> {
-    const { request, routing } = await this.embeddings.prepare(body);
+    const { result, routing } = await this.embeddings.create(caller, body);
     markRouting(response, routing);
-    return this.embeddings.embed(request, routing);
+    return result;
   }
 
   @Get('models')
@@ -127,4 +139,8 @@ function abortOnClose(request: Request, response: Response): AbortController {
   });
   request.on('aborted', () => controller.abort());
   return controller;
+}
+
+function isStreamRequest(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
 }
