@@ -21,7 +21,15 @@ describe('loadConfig', () => {
       expect(config.wsWorker).toEqual({ host: '127.0.0.1', basePort: 8100, count: 1 });
       expect(config.manager).toEqual({ host: '127.0.0.1', port: 9005 });
       expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765 });
-      expect(config.gateway).toEqual({ host: '127.0.0.1', port: 4000 });
+      expect(config.gateway).toEqual({
+        host: '127.0.0.1',
+        port: 4000,
+        ollamaUrl: null,
+        imageMaxBytes: 20 * 1024 * 1024,
+        imageFetchTimeoutMs: 10_000,
+        modelCacheSeconds: 60,
+        bodyLimit: '50mb',
+      });
     });
 
     it('keeps the registry-only settings in the registry section', () => {
@@ -69,7 +77,15 @@ describe('loadConfig', () => {
       expect(config.wsWorker).toEqual({ host: '127.0.0.1', basePort: 9100, count: 2 });
       expect(config.manager).toEqual({ host: '10.0.0.2', port: 9999 });
       expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766 });
-      expect(config.gateway).toEqual({ host: '::', port: 4001 });
+      expect(config.gateway).toEqual({
+        host: '::',
+        port: 4001,
+        ollamaUrl: null,
+        imageMaxBytes: 20 * 1024 * 1024,
+        imageFetchTimeoutMs: 10_000,
+        modelCacheSeconds: 60,
+        bodyLimit: '50mb',
+      });
     });
 
     it("keeps PORT, HOST and WORKERS as the registry's, with REGISTRY_* taking precedence", () => {
