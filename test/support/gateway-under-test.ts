@@ -75,7 +75,7 @@ export async function startGateway(
       const response = await fetch(`${baseUrl}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${apiKey}`,
+          ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),

@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { PortableColumns } from '../portable-columns.js';
 
-/** The model gateway's users, keys, usage rows and balance transactions (issue 15). */
+/** The model gateway's users, keys, usage rows, balance transactions and signup requests (issue 15). */
 export class GatewayAccounts1763800000900 implements MigrationInterface {
   name = 'GatewayAccounts1763800000900';
 
@@ -76,10 +76,31 @@ export class GatewayAccounts1763800000900 implements MigrationInterface {
         ],
       }),
     );
+    await queryRunner.createTable(
+      new Table({
+        name: 'gateway_signup_requests',
+        columns: [
+          column.id(),
+          column.string('email', 191),
+          column.nullableString('note', 500),
+          column.string('status', 16),
+          column.nullableString('user_id', 36),
+          column.timestamp('created_at'),
+          column.nullableTimestamp('decided_at'),
+        ],
+        indices: [new TableIndex({ name: 'ix_gateway_signup_requests_status', columnNames: ['status', 'created_at'] })],
+      }),
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['gateway_transactions', 'gateway_usage', 'gateway_api_keys', 'gateway_users']) {
+    for (const table of [
+      'gateway_signup_requests',
+      'gateway_transactions',
+      'gateway_usage',
+      'gateway_api_keys',
+      'gateway_users',
+    ]) {
       await queryRunner.dropTable(table, true);
     }
   }

@@ -5,7 +5,12 @@ import { AdminUsersController } from './accounts/admin-users.controller.js';
 import { GatewayAccountsService } from './accounts/gateway-accounts.service.js';
 import { GatewayRateLimitGuard } from './accounts/gateway-rate-limit.guard.js';
 import { MeteringService } from './accounts/metering.service.js';
+import { SignupsService } from './accounts/signups.service.js';
 import { UserApiController } from './accounts/user-api.controller.js';
+import { AdminModelsController, AdminSignupsController, AdminSystemController } from './admin.controller.js';
+import { GatewaySignupRequestEntity } from './entities/gateway-signup-request.entity.js';
+import { LandingController } from './landing.controller.js';
+import { SystemService } from './system.service.js';
 import { ChatService } from './chat/chat.service.js';
 import { EmbeddingsService } from './embeddings.service.js';
 import { GatewayApiKeyEntity } from './entities/gateway-api-key.entity.js';
@@ -24,9 +29,23 @@ import { OpenAiController } from './openai.controller.js';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([GatewayUserEntity, GatewayApiKeyEntity, GatewayUsageEntity, GatewayTransactionEntity]),
+    TypeOrmModule.forFeature([
+      GatewayUserEntity,
+      GatewayApiKeyEntity,
+      GatewayUsageEntity,
+      GatewayTransactionEntity,
+      GatewaySignupRequestEntity,
+    ]),
   ],
-  controllers: [OpenAiController, AdminUsersController, UserApiController],
+  controllers: [
+    OpenAiController,
+    AdminUsersController,
+    AdminModelsController,
+    AdminSystemController,
+    AdminSignupsController,
+    UserApiController,
+    LandingController,
+  ],
   providers: [
     GatewaySettingsService,
     GatewayAccountsService,
@@ -34,6 +53,8 @@ import { OpenAiController } from './openai.controller.js';
     ChatService,
     EmbeddingsService,
     ModelsService,
+    SignupsService,
+    SystemService,
     GatewayRateLimitGuard,
     // In this order: who is calling, then how often they may.
     { provide: APP_GUARD, useClass: GatewayAuthGuard },

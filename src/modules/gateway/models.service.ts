@@ -2,7 +2,35 @@ import { Injectable } from '@nestjs/common';
 import { PlatformError } from '../../common/errors.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
 import type { ModelType } from './model-routing.js';
-import type { OllamaTagModel } from './ollama/ollama.types.js';
+import type { OllamaPullProgress, OllamaTagModel } from './ollama/ollama.types.js';
+
+const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
+
+export function checkModelName(name: unknown): string {
+  if (typeof name !== 'string' || !MODEL_NAME.test(name.trim())) {
+    throw new PlatformError(
+      'BAD_REQUEST',
+      "'model' must be a model name such as llama3.2:3b or hf.co/org/repo:Q4_K_M",
+      [{ field: 'model', message: 'invalid model name' }],
+    );
+  }
+  return name.trim();
+}
+
+export interface AdminModelView {
+  name: string;
+  type: ModelType;
+  size: number;
+  modified_at: string;
+  details: Record<string, unknown>;
+  loaded: boolean;
+  expires_at: string | null;
+  /** Needs this model answers as the configured fallback. */
+  fallback_for: string[];
+}
+
+/** A pull record with a percentage when the runtime gives sizes. */
+export type PullProgress = OllamaPullProgress & { percent?: number };
 
 export interface OpenAiModel {
   id: string;
@@ -50,5 +78,78 @@ export class ModelsService {
       owned_by: ownerOf(model.name),
       type: (await this.gateway.catalog.typeOf(model.name)) ?? 'text',
     };
+  }
+
+  /** The admin's view: every installed model with its type and load state, and what is running. */
+  async adminList(): Promise<{ models: AdminModelView[]; running: string[] }> {
+    this.gateway.catalog.invalidate();
+    const [installed, running] = await Promise.all([this.gateway.catalog.list(), this.gateway.client.running()]);
+    const loaded = new Map(running.map((model) => [model.name, model]));
+    const fallbacks = Object.entries(this.gateway.settings.fallback_models);
+    const models = await Promise.all(
+      installed.map(async (model): Promise<AdminModelView> => ({
+        name: model.name,
+        type: (await this.gateway.catalog.typeOf(model.name)) ?? 'text',
+        size: model.size,
+        modified_at: model.modified_at,
+        details: { ...(model.details ?? {}) },
+        loaded: loaded.has(model.name),
+        expires_at: loaded.get(model.name)?.expires_at ?? null,
+        fallback_for: fallbacks
+          .filter(([, name]) => name && (name === model.name || `${name}:latest` === model.name))
+          .map(([need]) => need),
+      })),
+    );
+    return { models: models.sort((a, b) => a.name.localeCompare(b.name)), running: running.map((model) => model.name) };
+  }
+
+  /** Loads a model and keeps it in memory for `keepAlive` (Ollama syntax: "10m", -1 = until unloaded). */
+  async load(name: unknown, keepAlive: string | number = '30m'): Promise<{ model: string; loaded: true }> {
+    const model = await this.installed(name);
+    await this.gateway.client.keepAlive(
+      model.name,
+      keepAlive,
+      (await this.gateway.catalog.typeOf(model.name)) === 'embedding',
+    );
+    return { model: model.name, loaded: true };
+  }
+
+  async unload(name: unknown): Promise<{ model: string; loaded: false }> {
+    const model = await this.installed(name);
+    await this.gateway.client.keepAlive(model.name, 0, (await this.gateway.catalog.typeOf(model.name)) === 'embedding');
+    return { model: model.name, loaded: false };
+  }
+
+  async delete(name: unknown): Promise<{ model: string; deleted: true }> {
+    const model = await this.installed(name);
+    await this.gateway.client.delete(model.name);
+    this.gateway.catalog.invalidate();
+    return { model: model.name, deleted: true };
+  }
+
+  /** Pulls a model from the runtime's registry, yielding its progress; the catalog is refreshed at the end. */
+  async *pull(name: unknown, signal?: AbortSignal): AsyncGenerator<PullProgress> {
+    const model = checkModelName(name);
+    try {
+      for await (const record of this.gateway.client.pull(model, signal)) {
+        if (record.error) throw new PlatformError('BAD_REQUEST', `Pulling ${model} failed: ${record.error}`);
+        const percent =
+          record.total && record.completed !== undefined
+            ? Math.floor((record.completed / record.total) * 100)
+            : undefined;
+        yield percent === undefined ? record : { ...record, percent };
+      }
+    } finally {
+      this.gateway.catalog.invalidate();
+    }
+  }
+
+  private async installed(name: unknown): Promise<OllamaTagModel> {
+    const model = await this.gateway.catalog.find(checkModelName(name));
+    if (!model)
+      throw new PlatformError('NOT_FOUND', `The model '${String(name)}' is not installed`, [
+        { field: 'model', message: 'model_not_found' },
+      ]);
+    return model;
   }
 }

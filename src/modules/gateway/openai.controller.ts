@@ -27,7 +27,7 @@ import {
 } from './gateway.dto.js';
 import type { RoutingDecision } from './model-routing.js';
 import { ModelsService } from './models.service.js';
-import { writeSse } from './sse-writer.js';
+import { writeSse } from './stream-writers.js';
 
 /** Says which model answered when a configured fallback stood in for the requested one. */
 export const ROUTED_FROM_HEADER = 'x-gateway-routed-from';

@@ -3,6 +3,7 @@ import type {
   OllamaChatRecord,
   OllamaChatRequest,
   OllamaEmbedResponse,
+  OllamaPullProgress,
   OllamaRunningModel,
   OllamaShowResponse,
   OllamaTagModel,
@@ -45,6 +46,25 @@ export class OllamaClient {
   async show(model: string): Promise<OllamaShowResponse> {
     const response = await this.post('/api/show', { model });
     return (await response.json()) as OllamaShowResponse;
+  }
+
+  /** Pull progress records (`pulling manifest`, `downloading <digest>` with total/completed, …, `success`). */
+  async *pull(model: string, signal?: AbortSignal): AsyncGenerator<OllamaPullProgress> {
+    const response = await this.post('/api/pull', { model, stream: true }, signal);
+    for await (const line of ndjsonLines(response)) yield JSON.parse(line) as OllamaPullProgress;
+  }
+
+  async delete(model: string): Promise<void> {
+    await this.request('DELETE', '/api/delete', { model });
+  }
+
+  /**
+   * Loads a model into memory for `keepAlive` (or unloads it with 0): an empty generate for chat models,
+   * an empty embed for embedding models, as Ollama documents.
+   */
+  async keepAlive(model: string, keepAlive: string | number, embedding: boolean): Promise<void> {
+    if (embedding) await this.post('/api/embed', { model, input: [], keep_alive: keepAlive });
+    else await this.post('/api/generate', { model, prompt: '', stream: false, keep_alive: keepAlive });
   }
 
   /** The runtime's version (`/api/version`), or null when it cannot be reached. */

@@ -93,3 +93,12 @@ export interface OllamaShowResponse {
   capabilities?: string[];
   modified_at?: string;
 }
+
+/** One NDJSON record of `/api/pull`; a failure arrives as `{error}`. */
+export interface OllamaPullProgress {
+  status?: string;
+  digest?: string;
+  total?: number;
+  completed?: number;
+  error?: string;
+}

@@ -48,3 +48,30 @@ export async function writeSse<T>(
     if (!response.writableEnded && !response.destroyed) response.end();
   }
 }
+
+/**
+ * Streams records as NDJSON (Ollama's own progress format) after the first one arrived, so a failure
+ * to start (unknown model) is still an ordinary error response; a later failure is a final `{error}` line.
+ */
+export async function writeNdjson<T>(response: Response, records: AsyncGenerator<T>): Promise<void> {
+  const first = await records.next();
+  response.status(200);
+  response.setHeader('content-type', 'application/x-ndjson; charset=utf-8');
+  response.setHeader('cache-control', 'no-cache');
+  response.setHeader('x-accel-buffering', 'no');
+  try {
+    let next = first;
+    while (!next.done) {
+      if (response.destroyed) {
+        await records.return(undefined);
+        break;
+      }
+      response.write(`${JSON.stringify(next.value)}\n`);
+      next = await records.next();
+    }
+  } catch (error) {
+    response.write(`${JSON.stringify({ error: (error as Error).message })}\n`);
+  } finally {
+    if (!response.writableEnded && !response.destroyed) response.end();
+  }
+}
