@@ -29,6 +29,10 @@ describe('loadConfig', () => {
         imageFetchTimeoutMs: 10_000,
         modelCacheSeconds: 60,
         bodyLimit: '50mb',
+        ttsUrl: null,
+        sttUrl: null,
+        ttsApiKey: null,
+        sttApiKey: null,
       });
     });
 
@@ -85,6 +89,10 @@ describe('loadConfig', () => {
         imageFetchTimeoutMs: 10_000,
         modelCacheSeconds: 60,
         bodyLimit: '50mb',
+        ttsUrl: null,
+        sttUrl: null,
+        ttsApiKey: null,
+        sttApiKey: null,
       });
     });
 

@@ -53,6 +53,12 @@ export interface GatewayConfig extends ListenConfig {
   modelCacheSeconds: number;
   /** GATEWAY_BODY_LIMIT: largest JSON body (base64 images and audio travel inside it). */
   bodyLimit: string;
+  /** TTS_URL / STT_URL: OpenAI-audio backends (base URL with /v1) for speech and transcription; null answers 501. */
+  ttsUrl: string | null;
+  sttUrl: string | null;
+  /** TTS_API_KEY / STT_API_KEY: the bearer token those backends want, if any. */
+  ttsApiKey: string | null;
+  sttApiKey: string | null;
 }
 
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
@@ -379,6 +385,10 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       imageFetchTimeoutMs: read.integer('GATEWAY_IMAGE_FETCH_TIMEOUT_MS', 10_000, { min: 1 }),
       modelCacheSeconds: read.integer('GATEWAY_MODEL_CACHE_SECONDS', 60, { min: 0 }),
       bodyLimit: read.string('GATEWAY_BODY_LIMIT') ?? '50mb',
+      ttsUrl: read.string('TTS_URL')?.replace(/\/+$/, '') ?? null,
+      sttUrl: read.string('STT_URL')?.replace(/\/+$/, '') ?? null,
+      ttsApiKey: read.string('TTS_API_KEY'),
+      sttApiKey: read.string('STT_API_KEY'),
     },
     appCore: {
       appId: read.string('APP_ID') ?? 'toolbox',

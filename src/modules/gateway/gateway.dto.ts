@@ -213,3 +213,45 @@ export class ModelListDto {
   @ApiProperty({ type: [ModelDto] })
   data: ModelDto[];
 }
+
+export class SpeechRequestDto {
+  @ApiProperty({ type: String, example: 'kokoro' })
+  model: string;
+
+  @ApiProperty({ type: String, maxLength: 4096 })
+  input: string;
+
+  @ApiProperty({ type: String, example: 'alloy' })
+  voice: string;
+
+  @ApiPropertyOptional({ enum: ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'], default: 'mp3' })
+  response_format?: string;
+
+  @ApiPropertyOptional({ type: Number, minimum: 0.25, maximum: 4, default: 1 })
+  speed?: number;
+}
+
+export class TranscriptionRequestDto {
+  @ApiProperty({ type: 'string', format: 'binary', description: 'Audio, up to 25 MB' })
+  file: unknown;
+
+  @ApiProperty({ type: String, example: 'whisper-1' })
+  model: string;
+
+  @ApiPropertyOptional({ type: String, example: 'en' })
+  language?: string;
+
+  @ApiPropertyOptional({ type: String })
+  prompt?: string;
+
+  @ApiPropertyOptional({ enum: ['json', 'text', 'srt', 'verbose_json', 'vtt'], default: 'json' })
+  response_format?: string;
+
+  @ApiPropertyOptional({ type: Number })
+  temperature?: number;
+}
+
+export class TranscriptionDto {
+  @ApiProperty({ type: String, example: 'Hello there.' })
+  text: string;
+}

@@ -11,6 +11,7 @@ import { AdminModelsController, AdminSignupsController, AdminSystemController } 
 import { GatewaySignupRequestEntity } from './entities/gateway-signup-request.entity.js';
 import { LandingController } from './landing.controller.js';
 import { SystemService } from './system.service.js';
+import { AudioService } from './audio.service.js';
 import { ChatService } from './chat/chat.service.js';
 import { EmbeddingsService } from './embeddings.service.js';
 import { GatewayApiKeyEntity } from './entities/gateway-api-key.entity.js';
@@ -52,6 +53,7 @@ import { OpenAiController } from './openai.controller.js';
     MeteringService,
     ChatService,
     EmbeddingsService,
+    AudioService,
     ModelsService,
     SignupsService,
     SystemService,

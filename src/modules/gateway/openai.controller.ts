@@ -2,6 +2,7 @@ import { applyDecorators, Body, Controller, Get, HttpCode, Logger, Param, Post, 
 import {
   ApiBearerAuth,
   ApiBody,
+  ApiConsumes,
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
@@ -15,6 +16,8 @@ import { Billable } from './accounts/gateway-rate-limit.guard.js';
 import { ChatService } from './chat/chat.service.js';
 import { Caller, type GatewayCaller } from './gateway-caller.js';
 import type { ChatCompletionChunk } from './chat/chat-response.js';
+import { ApiFileResponse } from '../../common/openapi.js';
+import { AudioService } from './audio.service.js';
 import { EmbeddingsService } from './embeddings.service.js';
 import {
   ChatCompletionDto,
@@ -24,6 +27,9 @@ import {
   ModelDto,
   ModelListDto,
   OpenAiErrorDto,
+  SpeechRequestDto,
+  TranscriptionDto,
+  TranscriptionRequestDto,
 } from './gateway.dto.js';
 import type { RoutingDecision } from './model-routing.js';
 import { ModelsService } from './models.service.js';
@@ -54,7 +60,7 @@ function markRouting(response: Response, routing: RoutingDecision): void {
 /** The OpenAI-compatible API under /v1 (seed 03 A), over Ollama's native API. */
 @ApiTags('openai')
 @ApiBearerAuth()
-@ApiExtraModels(ChatCompletionDto)
+@ApiExtraModels(ChatCompletionDto, TranscriptionDto)
 @OpenAiErrors(400, 401, 402, 404, 429, 503)
 @Authenticated()
 @Controller('v1')
@@ -65,6 +71,7 @@ export class OpenAiController {
     private readonly chat: ChatService,
     private readonly embeddings: EmbeddingsService,
     private readonly models: ModelsService,
+    private readonly audio: AudioService,
   ) {}
 
   @Post('chat/completions')
@@ -114,6 +121,55 @@ export class OpenAiController {
     const { result, routing } = await this.embeddings.create(caller, body);
     markRouting(response, routing);
     return result;
+  }
+
+  @Post('audio/speech')
+  @Billable()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Text to speech through the configured TTS backend (TTS_URL); 501 without one' })
+  @ApiBody({ type: SpeechRequestDto })
+  @ApiFileResponse(
+    'The audio, in the requested format',
+    'audio/mpeg',
+    'audio/ogg',
+    'audio/aac',
+    'audio/flac',
+    'audio/wav',
+    'audio/pcm',
+  )
+  @ApiResponse({ status: 501, type: OpenAiErrorDto, description: 'No TTS backend configured' })
+  async speech(@Caller() caller: GatewayCaller, @Body() body: unknown, @Res() response: Response): Promise<void> {
+    const answer = await this.audio.speech(caller, body);
+    response.status(200).type(answer.contentType).send(answer.body);
+  }
+
+  @Post('audio/transcriptions')
+  @Billable()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Speech to text through the configured STT backend (STT_URL), multipart, up to 25 MB; 501 without one',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: TranscriptionRequestDto })
+  @ApiResponse({
+    status: 200,
+    description: '`{text}` (json), more fields (verbose_json), or plain text (text, srt, vtt)',
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(TranscriptionDto) } },
+      'text/plain': { schema: { type: 'string' } },
+    },
+  })
+  @ApiResponse({ status: 501, type: OpenAiErrorDto, description: 'No STT backend configured' })
+  async transcriptions(
+    @Caller() caller: GatewayCaller,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const answer = await this.audio.transcription(caller, request);
+    response
+      .status(200)
+      .type(answer.contentType || 'application/json')
+      .send(answer.body);
   }
 
   @Get('models')
