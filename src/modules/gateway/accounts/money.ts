@@ -20,5 +20,5 @@ export interface TokenPrice {
 export function costMicros(price: TokenPrice, promptTokens: number, completionTokens: number): number {
   const micros =
     (promptTokens * price.input_per_1k + completionTokens * price.output_per_1k) * (MICROS_PER_UNIT / 1000);
-  return Math.ceil(micros - 1e-9);
+  return Math.max(0, Math.ceil(micros - 1e-9));
 }
