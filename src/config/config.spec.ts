@@ -33,6 +33,8 @@ describe('loadConfig', () => {
         sttUrl: null,
         ttsApiKey: null,
         sttApiKey: null,
+        hubUrl: 'https://huggingface.co',
+        hubMaxBytes: 64 * 1024 * 1024 * 1024,
       });
     });
 
@@ -93,6 +95,8 @@ describe('loadConfig', () => {
         sttUrl: null,
         ttsApiKey: null,
         sttApiKey: null,
+        hubUrl: 'https://huggingface.co',
+        hubMaxBytes: 64 * 1024 * 1024 * 1024,
       });
     });
 

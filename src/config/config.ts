@@ -59,6 +59,10 @@ export interface GatewayConfig extends ListenConfig {
   /** TTS_API_KEY / STT_API_KEY: the bearer token those backends want, if any. */
   ttsApiKey: string | null;
   sttApiKey: string | null;
+  /** HF_BASE_URL: the model hub `download-hf` and `search-hf` use (its token is `hf_token` of the gateway config). */
+  hubUrl: string;
+  /** GATEWAY_HUB_MAX_BYTES: largest model file downloaded from the hub or uploaded as GGUF. */
+  hubMaxBytes: number;
 }
 
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
@@ -389,6 +393,8 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       sttUrl: read.string('STT_URL')?.replace(/\/+$/, '') ?? null,
       ttsApiKey: read.string('TTS_API_KEY'),
       sttApiKey: read.string('STT_API_KEY'),
+      hubUrl: (read.string('HF_BASE_URL') ?? 'https://huggingface.co').replace(/\/+$/, ''),
+      hubMaxBytes: read.integer('GATEWAY_HUB_MAX_BYTES', 64 * 1024 * MiB, { min: 1 }),
     },
     appCore: {
       appId: read.string('APP_ID') ?? 'toolbox',

@@ -10,10 +10,19 @@ import {
   Post,
   Put,
   Query,
+  Req,
   Res,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { Authenticated } from '../../auth/access.decorators.js';
 import { SignupsService } from './accounts/signups.service.js';
 import {
@@ -21,6 +30,12 @@ import {
   ApprovedSignupDto,
   ApproveSignupDto,
   GatewayConfigDto,
+  HubDownloadDto,
+  HubFileListDto,
+  HubFilesQueryDto,
+  HubSearchQueryDto,
+  HubSearchResultDto,
+  ImportGgufDto,
   LoadModelDto,
   ModelNameDto,
   ModelStateDto,
@@ -30,6 +45,7 @@ import {
   SystemDto,
 } from './admin.dto.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
+import { ModelHubService } from './model-hub.service.js';
 import { ModelsService } from './models.service.js';
 import { writeNdjson } from './stream-writers.js';
 import { SystemService } from './system.service.js';
@@ -40,7 +56,10 @@ import { SystemService } from './system.service.js';
 @Authenticated({ admin: true })
 @Controller('admin/api/models')
 export class AdminModelsController {
-  constructor(private readonly models: ModelsService) {}
+  constructor(
+    private readonly models: ModelsService,
+    private readonly hub: ModelHubService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'Installed models with type, size, load state and fallback roles; the running ones' })
@@ -79,6 +98,47 @@ export class AdminModelsController {
     const controller = new AbortController();
     response.on('close', () => controller.abort());
     await writeNdjson(response, this.models.pull(body.model, controller.signal));
+  }
+
+  @Get('search-hf')
+  @ApiOperation({ summary: 'Search the model hub for GGUF repositories (most downloaded first)' })
+  @ApiOkResponse({ type: HubSearchResultDto })
+  async searchHub(@Query() query: HubSearchQueryDto): Promise<HubSearchResultDto> {
+    return { models: await this.hub.search(query.q, query.limit ?? 20) };
+  }
+
+  @Get('hf-files')
+  @ApiOperation({ summary: 'The GGUF files of a hub repository, with size and SHA-256' })
+  @ApiOkResponse({ type: HubFileListDto })
+  async hubFiles(@Query() query: HubFilesQueryDto): Promise<HubFileListDto> {
+    return { files: await this.hub.files(query.repo, query.revision) };
+  }
+
+  @Post('download-hf')
+  @ApiOperation({
+    summary:
+      'Download a GGUF file from the hub (size limit, SHA-256 check) and create a model from it; NDJSON progress ending in {status:"success"} or {error}',
+  })
+  @ApiProduces('application/x-ndjson')
+  @ApiOkResponse({
+    description: 'NDJSON progress',
+    content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+  })
+  async downloadFromHub(@Body() body: HubDownloadDto, @Res() response: Response): Promise<void> {
+    await writeNdjson(response, this.hub.download(body));
+  }
+
+  @Post('import-gguf')
+  @ApiOperation({ summary: 'Upload a GGUF file (multipart: file, name) and create a model from it; NDJSON progress' })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: ImportGgufDto })
+  @ApiProduces('application/x-ndjson')
+  @ApiOkResponse({
+    description: 'NDJSON progress',
+    content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+  })
+  async importGguf(@Req() request: Request, @Res() response: Response): Promise<void> {
+    await writeNdjson(response, this.hub.importUpload(request));
   }
 
   @Delete('*name')

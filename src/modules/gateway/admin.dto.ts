@@ -1,5 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsNumber, IsOptional, IsString, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { GATEWAY_TIERS, type GatewayTier } from './entities/gateway-user.entity.js';
 import { SIGNUP_STATUSES, type SignupStatus } from './entities/gateway-signup-request.entity.js';
 import { GatewayKeyDto, GatewayUserDto } from './accounts/accounts.dto.js';
@@ -249,4 +262,100 @@ export class PublicModelDto {
 export class PublicModelListDto {
   @ApiProperty({ type: [PublicModelDto] })
   models: PublicModelDto[];
+}
+
+export class HubSearchQueryDto {
+  @ApiProperty({ type: String, example: 'qwen3 gguf' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  q: string;
+
+  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+}
+
+export class HubModelDto {
+  @ApiProperty({ type: String, example: 'Qwen/Qwen3-0.6B-GGUF' })
+  id: string;
+
+  @ApiProperty({ type: Number })
+  downloads: number;
+
+  @ApiProperty({ type: Number })
+  likes: number;
+
+  @ApiProperty({ type: [String] })
+  tags: string[];
+}
+
+export class HubSearchResultDto {
+  @ApiProperty({ type: [HubModelDto] })
+  models: HubModelDto[];
+}
+
+export class HubFilesQueryDto {
+  @ApiProperty({ type: String, example: 'Qwen/Qwen3-0.6B-GGUF' })
+  @IsString()
+  @MaxLength(200)
+  repo: string;
+
+  @ApiPropertyOptional({ type: String, default: 'main' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  revision?: string;
+}
+
+export class HubFileDto {
+  @ApiProperty({ type: String, example: 'Qwen3-0.6B-Q8_0.gguf' })
+  path: string;
+
+  @ApiProperty({ type: Number })
+  size: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  sha256: string | null;
+}
+
+export class HubFileListDto {
+  @ApiProperty({ type: [HubFileDto] })
+  files: HubFileDto[];
+}
+
+export class HubDownloadDto {
+  @ApiProperty({ type: String, example: 'Qwen/Qwen3-0.6B-GGUF' })
+  @IsString()
+  @MaxLength(200)
+  repo: string;
+
+  @ApiProperty({ type: String, example: 'Qwen3-0.6B-Q8_0.gguf' })
+  @IsString()
+  @MaxLength(300)
+  file: string;
+
+  @ApiPropertyOptional({ type: String, description: 'Model name to create; default <repo>:<quantization>' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, default: 'main' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  revision?: string;
+}
+
+export class ImportGgufDto {
+  @ApiProperty({ type: 'string', format: 'binary' })
+  file: unknown;
+
+  @ApiProperty({ type: String, example: 'my-model:q4' })
+  name: string;
 }

@@ -20,6 +20,7 @@ import { GatewayUsageEntity } from './entities/gateway-usage.entity.js';
 import { GatewayUserEntity } from './entities/gateway-user.entity.js';
 import { GatewayAuthGuard } from './gateway-auth.guard.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
+import { ModelHubService } from './model-hub.service.js';
 import { ModelsService } from './models.service.js';
 import { OpenAiController } from './openai.controller.js';
 
@@ -55,6 +56,7 @@ import { OpenAiController } from './openai.controller.js';
     EmbeddingsService,
     AudioService,
     ModelsService,
+    ModelHubService,
     SignupsService,
     SystemService,
     GatewayRateLimitGuard,

@@ -54,6 +54,33 @@ export class OllamaClient {
     for await (const line of ndjsonLines(response)) yield JSON.parse(line) as OllamaPullProgress;
   }
 
+  /** Uploads a file as a blob named by its SHA-256 (`sha256:<hex>`); Ollama checks the digest. */
+  async pushBlob(digest: string, body: ReadableStream<Uint8Array> | Blob, size: number): Promise<void> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}/api/blobs/${digest}`, {
+        method: 'POST',
+        headers: { 'content-length': String(size) },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+    } catch (error) {
+      throw new PlatformError(
+        'SERVICE_UNAVAILABLE',
+        `The model runtime at ${this.baseUrl} cannot be reached (${(error as Error).message})`,
+      );
+    }
+    if (!response.ok)
+      throw new PlatformError('BAD_REQUEST', `The runtime refused the blob: ${await errorMessageOf(response)}`);
+    await response.arrayBuffer();
+  }
+
+  /** Creates a model from uploaded files (`{"model.gguf": "sha256:…"}`), yielding the runtime's status lines. */
+  async *create(model: string, files: Record<string, string>): AsyncGenerator<OllamaPullProgress> {
+    const response = await this.post('/api/create', { model, files, stream: true });
+    for await (const line of ndjsonLines(response)) yield JSON.parse(line) as OllamaPullProgress;
+  }
+
   async delete(model: string): Promise<void> {
     await this.request('DELETE', '/api/delete', { model });
   }
