@@ -1,5 +1,6 @@
 import { ApiKeyEntity } from '../auth/api-keys/api-key.entity.js';
 import { GatewayApiKeyEntity } from '../modules/gateway/entities/gateway-api-key.entity.js';
+import { GatewayLiveSessionEntity } from '../modules/gateway/entities/gateway-live-session.entity.js';
 import { GatewaySignupRequestEntity } from '../modules/gateway/entities/gateway-signup-request.entity.js';
 import { GatewayTransactionEntity } from '../modules/gateway/entities/gateway-transaction.entity.js';
 import { GatewayUsageEntity } from '../modules/gateway/entities/gateway-usage.entity.js';
@@ -39,4 +40,5 @@ export const ENTITIES = [
   GatewayUsageEntity,
   GatewayTransactionEntity,
   GatewaySignupRequestEntity,
+  GatewayLiveSessionEntity,
 ];

@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { PortableColumns } from '../portable-columns.js';
 
-/** The model gateway's users, keys, usage rows, balance transactions and signup requests (issue 15). */
+/** The model gateway's users, keys, usage rows, balance transactions, signup requests and live voice sessions (issue 15). */
 export class GatewayAccounts1763800000900 implements MigrationInterface {
   name = 'GatewayAccounts1763800000900';
 
@@ -89,6 +89,23 @@ export class GatewayAccounts1763800000900 implements MigrationInterface {
           column.nullableTimestamp('decided_at'),
         ],
         indices: [new TableIndex({ name: 'ix_gateway_signup_requests_status', columnNames: ['status', 'created_at'] })],
+      }),
+    );
+    await queryRunner.createTable(
+      new Table({
+        name: 'gateway_live_sessions',
+        columns: [
+          column.string('token_hash', 64, { isPrimary: true }),
+          column.nullableString('user_id', 36),
+          column.nullableString('key_id', 36),
+          column.string('tier', 8),
+          column.text('config', { isNullable: false }),
+          column.text('history', { isNullable: false }),
+          column.timestamp('created_at'),
+          column.timestamp('expires_at'),
+          column.nullableTimestamp('closed_at'),
+        ],
+        indices: [new TableIndex({ name: 'ix_gateway_live_sessions_user', columnNames: ['user_id', 'expires_at'] })],
       }),
     );
   }

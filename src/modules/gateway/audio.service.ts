@@ -108,6 +108,22 @@ export class AudioService {
     }
   }
 
+  /** Synthesizes one piece of text without metering (a live-voice turn is billed as its chat). */
+  async synthesize(request: SpeechRequest): Promise<AudioAnswer> {
+    const { ttsUrl, ttsApiKey } = this.config.gateway;
+    if (!ttsUrl)
+      throw new PlatformError('NOT_IMPLEMENTED', 'Text-to-speech is not configured on this gateway (set TTS_URL)');
+    const answer = await this.forward(`${ttsUrl}/audio/speech`, ttsApiKey, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+    return { ...answer, contentType: answer.contentType || SPEECH_FORMATS[request.response_format] };
+  }
+
+  get speechConfigured(): boolean {
+    return this.config.gateway.ttsUrl !== null;
+  }
+
   async transcription(caller: GatewayCaller, request: Request): Promise<AudioAnswer> {
     const { sttUrl, sttApiKey } = this.config.gateway;
     if (!sttUrl)

@@ -10,6 +10,10 @@ import { UserApiController } from './accounts/user-api.controller.js';
 import { AdminModelsController, AdminSignupsController, AdminSystemController } from './admin.controller.js';
 import { GatewaySignupRequestEntity } from './entities/gateway-signup-request.entity.js';
 import { LandingController } from './landing.controller.js';
+import { GatewayLiveSessionEntity } from './entities/gateway-live-session.entity.js';
+import { LiveSessionsService } from './live/live-sessions.service.js';
+import { LiveVoiceSocket } from './live/live-voice.socket.js';
+import { LiveController } from './live/live.controller.js';
 import { SystemService } from './system.service.js';
 import { AudioService } from './audio.service.js';
 import { ChatService } from './chat/chat.service.js';
@@ -37,6 +41,7 @@ import { OpenAiController } from './openai.controller.js';
       GatewayUsageEntity,
       GatewayTransactionEntity,
       GatewaySignupRequestEntity,
+      GatewayLiveSessionEntity,
     ]),
   ],
   controllers: [
@@ -47,6 +52,7 @@ import { OpenAiController } from './openai.controller.js';
     AdminSignupsController,
     UserApiController,
     LandingController,
+    LiveController,
   ],
   providers: [
     GatewaySettingsService,
@@ -57,6 +63,8 @@ import { OpenAiController } from './openai.controller.js';
     AudioService,
     ModelsService,
     ModelHubService,
+    LiveSessionsService,
+    LiveVoiceSocket,
     SignupsService,
     SystemService,
     GatewayRateLimitGuard,

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { PlatformError } from '../../../common/errors.js';
 import { COUNTER_STORE, type CounterStore } from '../../../counters/counter-store.js';
-import type { GatewayRequest } from '../gateway-caller.js';
+import type { GatewayCaller, GatewayRequest } from '../gateway-caller.js';
 import { GatewaySettingsService } from '../gateway-settings.service.js';
 
 const BILLABLE = 'gateway:billable';
@@ -53,6 +53,19 @@ export class GatewayRateLimitGuard implements CanActivate {
       );
     }
     return true;
+  }
+
+  /** Counts one request outside HTTP (a live-voice turn); throws the 429 error when over the limit. */
+  async consume(caller: GatewayCaller): Promise<void> {
+    if (!caller.userId || caller.tier === 'admin') return;
+    const limit = this.limitFor(caller.tier);
+    const hit = await this.counters.increment(`gateway:rpm:${caller.userId}`, WINDOW_MS);
+    if (hit.count > limit) {
+      throw new PlatformError(
+        'RATE_LIMITED',
+        `Rate limit reached for requests: ${limit} per minute. Try again in ${resetDuration(hit.resetInMs)}.`,
+      );
+    }
   }
 
   limitFor(tier: 'payg' | 'sub' | 'admin'): number {
