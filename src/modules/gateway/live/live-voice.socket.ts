@@ -163,7 +163,7 @@ export class LiveVoiceSocket implements OnApplicationBootstrap, OnApplicationShu
 
   private async runTurn(connection: Connection, transcript: string): Promise<void> {
     const { session } = connection;
-    const { llm, voice, wake_word: wakeWord } = session.config;
+    const { llm, wake_word: wakeWord } = session.config;
     if (!transcript.trim()) return this.send(connection, { type: 'error', message: 'Empty transcript' });
     const text = applyWakeWord(transcript, wakeWord);
     if (text === null) return this.send(connection, { type: 'wake_word_required', message: 'Wake word not detected' });
