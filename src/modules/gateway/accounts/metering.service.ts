@@ -95,36 +95,40 @@ export class MeteringService {
       ticket.charged && succeeded ? costMicros(ticket.price, outcome.promptTokens, outcome.completionTokens) : 0;
     const usageId = randomUUID();
     const userId = ticket.caller.userId;
+    const usage = {
+      id: usageId,
+      userId,
+      keyId: ticket.caller.keyId,
+      endpoint: ticket.endpoint,
+      model: ticket.model,
+      promptTokens: outcome.promptTokens,
+      completionTokens: outcome.completionTokens,
+      costMicros: cost,
+      latencyMs: Date.now() - ticket.startedAt,
+      status: outcome.status,
+      createdAt: new Date(),
+    };
     try {
+      // Uncharged callers (subscribers, the admin) only add a usage row: one INSERT, no transaction.
+      if (!ticket.charged || !userId) {
+        await this.dataSource.getRepository(GatewayUsageEntity).insert(usage);
+        return;
+      }
       await this.dataSource.transaction(async (manager) => {
-        if (ticket.charged && userId) {
-          const delta = ticket.heldMicros - cost;
-          if (delta !== 0) await manager.increment(GatewayUserEntity, { id: userId }, 'balanceMicros', delta);
-          if (cost > 0) {
-            await manager.insert(GatewayTransactionEntity, {
-              id: randomUUID(),
-              userId,
-              kind: 'charge',
-              amountMicros: -cost,
-              usageId,
-              note: `${ticket.endpoint} ${ticket.model}`,
-              createdAt: new Date(),
-            });
-          }
+        const delta = ticket.heldMicros - cost;
+        if (delta !== 0) await manager.increment(GatewayUserEntity, { id: userId }, 'balanceMicros', delta);
+        if (cost > 0) {
+          await manager.insert(GatewayTransactionEntity, {
+            id: randomUUID(),
+            userId,
+            kind: 'charge',
+            amountMicros: -cost,
+            usageId,
+            note: `${ticket.endpoint} ${ticket.model}`,
+            createdAt: new Date(),
+          });
         }
-        await manager.insert(GatewayUsageEntity, {
-          id: usageId,
-          userId,
-          keyId: ticket.caller.keyId,
-          endpoint: ticket.endpoint,
-          model: ticket.model,
-          promptTokens: outcome.promptTokens,
-          completionTokens: outcome.completionTokens,
-          costMicros: cost,
-          latencyMs: Date.now() - ticket.startedAt,
-          status: outcome.status,
-          createdAt: new Date(),
-        });
+        await manager.insert(GatewayUsageEntity, usage);
       });
     } catch (error) {
       // The answer has been given; a failed settlement is logged with what it was worth, never thrown at the client.
