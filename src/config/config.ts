@@ -49,6 +49,8 @@ export interface GatewayConfig extends ListenConfig {
   imageMaxBytes: number;
   /** GATEWAY_IMAGE_FETCH_TIMEOUT_MS: how long fetching one remote image may take. */
   imageFetchTimeoutMs: number;
+  /** GATEWAY_IMAGE_ALLOW_PRIVATE: let image URLs reach loopback and private networks (off: public addresses only). */
+  imageAllowPrivate: boolean;
   /** GATEWAY_MODEL_CACHE_SECONDS: how long a model's `/api/show` capabilities are reused. */
   modelCacheSeconds: number;
   /** GATEWAY_BODY_LIMIT: largest JSON body (base64 images and audio travel inside it). */
@@ -387,6 +389,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       ollamaUrl: read.string('OLLAMA_URL')?.replace(/\/+$/, '') ?? null,
       imageMaxBytes: read.integer('GATEWAY_IMAGE_MAX_BYTES', 20 * MiB, { min: 1 }),
       imageFetchTimeoutMs: read.integer('GATEWAY_IMAGE_FETCH_TIMEOUT_MS', 10_000, { min: 1 }),
+      imageAllowPrivate: read.boolean('GATEWAY_IMAGE_ALLOW_PRIVATE', false),
       modelCacheSeconds: read.integer('GATEWAY_MODEL_CACHE_SECONDS', 60, { min: 0 }),
       bodyLimit: read.string('GATEWAY_BODY_LIMIT') ?? '50mb',
       ttsUrl: read.string('TTS_URL')?.replace(/\/+$/, '') ?? null,

@@ -50,7 +50,8 @@ describe.each(backends())('gateway OpenAI API with the openai SDK ($name)', (bac
   beforeAll(async () => {
     gateway = await startGateway(backend, {
       settings: { fallback_models: { chat: null, vision: 'llava', audio: null, embedding: null } },
-      env: { GATEWAY_IMAGE_MAX_BYTES: '1024' },
+      // The test image server is on loopback, which the gateway refuses unless told otherwise.
+      env: { GATEWAY_IMAGE_MAX_BYTES: '1024', GATEWAY_IMAGE_ALLOW_PRIVATE: 'true' },
     });
     client = gateway.openai();
     images = await startImageServer();
@@ -497,6 +498,30 @@ describe.each(backends())('gateway OpenAI API with the openai SDK ($name)', (bac
       expect(response.status).toBe(401);
       expect(((await response.json()) as { error: { type: string } }).error.type).toBe('authentication_error');
     });
+  });
+});
+
+describe('gateway image fetching by default', () => {
+  it('refuses image URLs that reach loopback or private addresses (SSRF)', async () => {
+    const [backend] = backends();
+    const gateway = await startGateway(backend);
+    const images = await startImageServer();
+    try {
+      for (const url of [`${images.url}/cat.png`, 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/x.png']) {
+        const error = await gateway
+          .openai()
+          .chat.completions.create({
+            model: 'llava',
+            messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }],
+          })
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+        expect((error as Error).message).toContain('resolves to a private address');
+      }
+    } finally {
+      await gateway.close();
+      await new Promise((resolve) => images.server.close(resolve));
+    }
   });
 });
 

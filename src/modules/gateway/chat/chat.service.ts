@@ -155,7 +155,11 @@ export class ChatService {
   }
 
   private native(request: ChatRequest, model: string) {
-    const limits = { maxBytes: this.config.gateway.imageMaxBytes, timeoutMs: this.config.gateway.imageFetchTimeoutMs };
+    const limits = {
+      maxBytes: this.config.gateway.imageMaxBytes,
+      timeoutMs: this.config.gateway.imageFetchTimeoutMs,
+      allowPrivate: this.config.gateway.imageAllowPrivate,
+    };
     return toOllamaChat(request, model, (url) => resolveImageUrl(url, limits));
   }
 }
