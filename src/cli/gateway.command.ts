@@ -1,6 +1,7 @@
 import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { GatewayAppModule, gatewayHttpAppOptions } from '../apps/gateway.app-module.js';
 import { loadConfig, type PlatformConfig } from '../config/config.js';
+import { GatewaySettingsService } from '../modules/gateway/index.js';
 import { parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 import { portFlag } from './registry.command.js';
@@ -9,6 +10,17 @@ export async function startGateway(config: PlatformConfig) {
   const app = await createHttpApp(GatewayAppModule.forRoot(config), gatewayHttpAppOptions(config));
   const url = await listen(app, config.gateway, 'Gateway');
   return { app, url };
+}
+
+/** Starts the gateway and says where; on the first start (a new config file) prints the admin key, once. */
+export async function serveGateway(config: PlatformConfig, io: CommandIo) {
+  const started = await startGateway(config);
+  const settings = started.app.get(GatewaySettingsService);
+  io.out(`Gateway ready at ${started.url}/v1  (docs: ${started.url}/docs; model runtime: ${settings.ollamaUrl})`);
+  if (settings.createdOnStart) {
+    io.out(`Admin key (shown once; it stays in ${settings.path}): ${settings.settings.admin_key}`);
+  }
+  return started;
 }
 
 /** `tb gateway [--port N] [--data-dir DIR]`: the model gateway (default port 4000). */
@@ -23,9 +35,6 @@ export async function runGatewayCommand(argv: string[], io: CommandIo = processI
     dataDir: values['data-dir'],
     gatewayPort: portFlag(values.port),
   });
-  const { url } = await startGateway(config);
-  io.out(
-    `Gateway ready at ${url}/v1  (docs: ${url}/docs; model runtime: ${config.gateway.ollamaUrl ?? 'see DATA_DIR/gateway/config.json'})`,
-  );
+  await serveGateway(config, io);
   return -1;
 }

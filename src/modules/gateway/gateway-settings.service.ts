@@ -23,6 +23,8 @@ export function maskSecret(secret: string | null): string | null {
 export class GatewaySettingsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Gateway');
   private current: GatewaySettings | null = null;
+  /** Whether this start created the settings file (and so a new admin key, which `tb gateway` prints once). */
+  createdOnStart = false;
   private ollama: OllamaClient | null = null;
   private loadedMtimeMs = 0;
   private reloadTimer: NodeJS.Timeout | null = null;
@@ -42,9 +44,10 @@ export class GatewaySettingsService implements OnModuleInit, OnModuleDestroy {
     const initial = this.config.gateway.ollamaUrl ? { ollama_url: this.config.gateway.ollamaUrl } : {};
     const { settings, created } = await loadOrCreateSettings(this.path, initial);
     this.current = settings;
+    this.createdOnStart = created;
     this.loadedMtimeMs = (await stat(this.path)).mtimeMs;
-    // Printed once, when the file is made; afterwards it is read from the file (mode 0600).
-    if (created) this.logger.log(`created ${this.path}; admin key: ${settings.admin_key}`);
+    // The key itself is printed once by `tb gateway` on its own output, never into the logs.
+    if (created) this.logger.log(`created ${this.path} with a new admin key`);
     this.reloadTimer = setInterval(() => void this.reloadIfChanged(), RELOAD_INTERVAL_MS);
     this.reloadTimer.unref();
   }
