@@ -87,7 +87,7 @@ const embedModel = process.env.TEST_OLLAMA_EMBED_MODEL;
       const result = await client.embeddings.create({ model: embedModel!, input: ['hello', 'world'] });
       expect(result.data).toHaveLength(2);
       expect(result.data[0].embedding.length).toBeGreaterThan(0);
-    expect(result.usage.prompt_tokens).toBeGreaterThan(0);
+      expect(result.usage.prompt_tokens).toBeGreaterThan(0);
     },
     300_000,
   );
