@@ -70,6 +70,9 @@ export class AdminModelDto {
   @ApiProperty({ type: String, nullable: true })
   expires_at: string | null;
 
+  @ApiProperty({ type: Boolean, description: 'A gateway slot: kept loaded, and loaded again when the gateway starts' })
+  slot: boolean;
+
   @ApiProperty({ type: [String], description: 'Needs this model answers as the configured fallback' })
   fallback_for: string[];
 }
@@ -238,6 +241,9 @@ export class GatewayConfigDto {
 
   @ApiProperty({ type: Number, example: 1024 })
   reserve_tokens: number;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { 'llama3.2:latest': { keep_alive: '30m' } } })
+  loaded_models: Record<string, unknown>;
 }
 
 export class UptimeDto {

@@ -116,7 +116,9 @@ export class GatewaySettingsService implements OnModuleInit, OnModuleDestroy {
       for (const [key, value] of Object.entries(input)) {
         const existing = (current as unknown as Record<string, unknown>)[key];
         next[key] =
-          isPlainObject(value) && isPlainObject(existing) && key !== 'model_types' && key !== 'model_prices'
+          isPlainObject(value) &&
+          isPlainObject(existing) &&
+          !['model_types', 'model_prices', 'loaded_models'].includes(key)
             ? { ...existing, ...value }
             : value;
       }

@@ -28,6 +28,8 @@ export interface GatewaySettings {
    * settles afterwards. Holding is what stops parallel calls from spending the same balance twice.
    */
   reserve_tokens: number;
+  /** The gateway's model slots: models kept loaded (and loaded again when the gateway starts). */
+  loaded_models: Record<string, { keep_alive: string | number }>;
 }
 
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
@@ -49,6 +51,7 @@ export function defaultSettings(): GatewaySettings {
     prices: { input_per_1k: 0.0005, output_per_1k: 0.0015 },
     model_prices: {},
     reserve_tokens: 1024,
+    loaded_models: {},
   };
 }
 
@@ -101,6 +104,13 @@ export function validateSettings(value: unknown): GatewaySettings {
   const reserve = value.reserve_tokens ?? base.reserve_tokens;
   if (!Number.isInteger(reserve) || (reserve as number) < 0)
     problems.push('reserve_tokens must be a whole number of at least 0');
+  const slots = isObject(value.loaded_models) ? value.loaded_models : {};
+  for (const [model, slot] of Object.entries(slots)) {
+    const keepAlive = isObject(slot) ? slot.keep_alive : undefined;
+    if (typeof keepAlive !== 'string' && typeof keepAlive !== 'number') {
+      problems.push(`loaded_models.${model} must be {keep_alive: "30m" or a number of seconds}`);
+    }
+  }
   if (problems.length > 0) {
     throw new PlatformError(
       'BAD_REQUEST',
@@ -119,6 +129,7 @@ export function validateSettings(value: unknown): GatewaySettings {
     prices: prices as TokenPrice,
     model_prices: modelPrices as Record<string, TokenPrice>,
     reserve_tokens: reserve as number,
+    loaded_models: slots as GatewaySettings['loaded_models'],
   };
 }
 

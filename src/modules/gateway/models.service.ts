@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { PlatformError } from '../../common/errors.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
 import type { ModelType } from './model-routing.js';
@@ -25,6 +25,8 @@ export interface AdminModelView {
   details: Record<string, unknown>;
   loaded: boolean;
   expires_at: string | null;
+  /** Kept loaded by the gateway (a slot): loaded again whenever the gateway starts. */
+  slot: boolean;
   /** Needs this model answers as the configured fallback. */
   fallback_for: string[];
 }
@@ -48,10 +50,24 @@ export function ownerOf(name: string): string {
   return parts.length === 2 ? parts[0] : 'library';
 }
 
-/** `/v1/models`: the models installed in the runtime (what a client can select), with their types. */
+/**
+ * `/v1/models`: the models installed in the runtime (what a client can select), with their types; and
+ * the admin's model management, including the gateway's slots (models kept loaded, loaded again at start).
+ */
 @Injectable()
-export class ModelsService {
+export class ModelsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('GatewayModels');
+
   constructor(private readonly gateway: GatewaySettingsService) {}
+
+  /** Loads the slot models again in the background; a model that fails is reported, not fatal. */
+  onApplicationBootstrap(): void {
+    for (const [model, slot] of Object.entries(this.gateway.settings.loaded_models)) {
+      this.load(model, slot.keep_alive, { remember: false }).catch((error: unknown) =>
+        this.logger.warn(`could not load slot model ${model}: ${(error as Error).message}`),
+      );
+    }
+  }
 
   async list(): Promise<{ object: 'list'; data: OpenAiModel[] }> {
     const models = await this.gateway.catalog.list();
@@ -95,6 +111,7 @@ export class ModelsService {
         details: { ...(model.details ?? {}) },
         loaded: loaded.has(model.name),
         expires_at: loaded.get(model.name)?.expires_at ?? null,
+        slot: model.name in this.gateway.settings.loaded_models,
         fallback_for: fallbacks
           .filter(([, name]) => name && (name === model.name || `${name}:latest` === model.name))
           .map(([need]) => need),
@@ -103,20 +120,38 @@ export class ModelsService {
     return { models: models.sort((a, b) => a.name.localeCompare(b.name)), running: running.map((model) => model.name) };
   }
 
-  /** Loads a model and keeps it in memory for `keepAlive` (Ollama syntax: "10m", -1 = until unloaded). */
-  async load(name: unknown, keepAlive: string | number = '30m'): Promise<{ model: string; loaded: true }> {
+  /**
+   * Loads a model and keeps it in memory for `keepAlive` (Ollama syntax: "10m", -1 = until unloaded),
+   * and remembers it as a slot so the gateway loads it again when it starts.
+   */
+  async load(
+    name: unknown,
+    keepAlive: string | number = '30m',
+    options: { remember: boolean } = { remember: true },
+  ): Promise<{ model: string; loaded: true }> {
     const model = await this.installed(name);
     await this.gateway.client.keepAlive(
       model.name,
       keepAlive,
       (await this.gateway.catalog.typeOf(model.name)) === 'embedding',
     );
+    if (options.remember) {
+      const slots = { ...this.gateway.settings.loaded_models, [model.name]: { keep_alive: keepAlive } };
+      await this.gateway.update({ loaded_models: slots }, false);
+    }
     return { model: model.name, loaded: true };
   }
 
+  /** Unloads a model and frees its slot. */
   async unload(name: unknown): Promise<{ model: string; loaded: false }> {
     const model = await this.installed(name);
     await this.gateway.client.keepAlive(model.name, 0, (await this.gateway.catalog.typeOf(model.name)) === 'embedding');
+    if (model.name in this.gateway.settings.loaded_models) {
+      const slots = Object.fromEntries(
+        Object.entries(this.gateway.settings.loaded_models).filter(([slot]) => slot !== model.name),
+      );
+      await this.gateway.update({ loaded_models: slots }, false);
+    }
     return { model: model.name, loaded: false };
   }
 
@@ -124,6 +159,11 @@ export class ModelsService {
     const model = await this.installed(name);
     await this.gateway.client.delete(model.name);
     this.gateway.catalog.invalidate();
+    if (model.name in this.gateway.settings.loaded_models) {
+      const slots = { ...this.gateway.settings.loaded_models };
+      delete slots[model.name];
+      await this.gateway.update({ loaded_models: slots }, false);
+    }
     return { model: model.name, deleted: true };
   }
 

@@ -58,6 +58,31 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
       expect(list.body.running).toEqual(['nomic-embed-text:latest']);
     });
 
+    it('keeps a loaded model as a slot that a starting gateway loads again, until it is unloaded', async () => {
+      await gateway.call('POST', '/admin/api/models/load', { model: 'llava', keep_alive: -1 });
+      const file = JSON.parse(await readFile(join(gateway.dataDir, 'gateway', 'config.json'), 'utf8')) as {
+        loaded_models: Record<string, unknown>;
+      };
+      expect(file.loaded_models).toMatchObject({ 'llava:latest': { keep_alive: -1 } });
+      const list = await gateway.call<{ models: Array<AdminModel & { slot: boolean }> }>('GET', '/admin/api/models');
+      expect(list.body.models.find((model) => model.name === 'llava:latest')?.slot).toBe(true);
+      // The runtime forgets it (a restart of Ollama); a gateway starting now loads it again.
+      gateway.ollama.loaded.delete('llava:latest');
+      const other = await gateway.anotherInstance();
+      try {
+        const deadline = Date.now() + 5000;
+        while (!gateway.ollama.loaded.has('llava:latest') && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(gateway.ollama.loaded.has('llava:latest')).toBe(true);
+      } finally {
+        await other.close();
+      }
+      await gateway.call('POST', '/admin/api/models/unload', { model: 'llava' });
+      const after = await gateway.call<{ loaded_models: Record<string, unknown> }>('GET', '/admin/api/config');
+      expect(after.body.loaded_models).not.toHaveProperty('llava:latest');
+    });
+
     it('answers 404 when loading a model that is not installed', async () => {
       const { status, body } = await gateway.call<{ error: { code: string } }>('POST', '/admin/api/models/load', {
         model: 'nothing-here',
