@@ -13,6 +13,7 @@ const HELP = `tb — Toolbox Platform command-line tool
   tb up [--port N] [--data-dir DIR]          start the platform on its embedded defaults (npm start)
   tb registry [--port N] [--data-dir DIR]    start the package registry (default port 4025)
   tb registry admins grant|revoke USER_ID    make a platform user a registry admin, or undo it
+  tb gateway [--port N] [--data-dir DIR]     start the model gateway (default port 4000, docs/gateway.md)
   tb db migrate|status                       apply pending database migrations / show whether any are pending
   tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]
                                              mint a JWT with the configured secret
@@ -46,6 +47,7 @@ const COMMANDS: Record<string, Command> = {
   up: runUpCommand,
   registry: runRegistryCommand,
   db: runDbCommand,
+  gateway: async (argv, io) => (await import('./cli/gateway.command.js')).runGatewayCommand(argv, io),
   token: runTokenCommand,
   delta: async (argv, io) => (await import('./cli/delta.command.js')).runDeltaCommand(argv, io),
   mods: async (argv, io) => (await import('./cli/mods.command.js')).runModsCommand(argv, io),

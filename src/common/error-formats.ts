@@ -69,14 +69,21 @@ function resultErrorBody({ status, code, message, requestId, errors }: Described
 /** OpenAI's error `type` by status; anything else of ours is a `server_error`. */
 const OPENAI_TYPE_BY_STATUS: Record<number, string> = {
   401: 'authentication_error',
+  402: 'insufficient_quota',
   403: 'permission_error',
   404: 'not_found_error',
   429: 'rate_limit_error',
 };
 
+/** OpenAI's own `code` where clients test for it; our code in lower case otherwise. */
+const OPENAI_CODE: Partial<Record<ErrorCode, string>> = {
+  PAYMENT_REQUIRED: 'insufficient_quota',
+};
+
 function openAiErrorBody({ status, code, message, errors }: DescribedError): object {
   const type = OPENAI_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
-  return { error: { message, type, param: errors?.[0]?.field ?? null, code: code.toLowerCase() } };
+  const openAiCode = status === 404 && errors?.[0]?.field === 'model' ? 'model_not_found' : OPENAI_CODE[code];
+  return { error: { message, type, param: errors?.[0]?.field ?? null, code: openAiCode ?? code.toLowerCase() } };
 }
 
 /** JSON-RPC 2.0 reserves -32700…-32600; -32000…-32099 are ours ("server error") for what it has no code for. */
@@ -87,11 +94,13 @@ const JSON_RPC_CODE: Record<ErrorCode, number> = {
   NOT_FOUND: -32601,
   INTERNAL_ERROR: -32603,
   UNAUTHORIZED: -32001,
+  PAYMENT_REQUIRED: -32002,
   FORBIDDEN: -32003,
   CONFLICT: -32009,
   PAYLOAD_TOO_LARGE: -32013,
   RANGE_NOT_SATISFIABLE: -32016,
   RATE_LIMITED: -32029,
+  NOT_IMPLEMENTED: -32051,
   SERVICE_UNAVAILABLE: -32050,
 };
 

@@ -5,6 +5,8 @@
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
+  /** The model gateway: a PAYG balance is used up (402, not 429: SDKs retry 429). */
+  PAYMENT_REQUIRED: 402,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
@@ -14,6 +16,8 @@ export const ERROR_STATUS = {
   RANGE_NOT_SATISFIABLE: 416,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  /** A feature that needs a backend this installation has not configured (the gateway's TTS/STT). */
+  NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503,
 } as const;
 

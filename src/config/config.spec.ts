@@ -57,7 +57,22 @@ describe('loadConfig', () => {
       expect(config.messageBroker).toBe('auto');
       expect(config.manager).toEqual({ host: '127.0.0.1', port: 9005 });
       expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765, ...MCP_DEFAULT_LIMITS });
-      expect(config.gateway).toEqual({ host: '127.0.0.1', port: 4000 });
+      expect(config.gateway).toEqual({
+        host: '127.0.0.1',
+        port: 4000,
+        ollamaUrl: null,
+        imageMaxBytes: 20 * 1024 * 1024,
+        imageFetchTimeoutMs: 10_000,
+        imageAllowPrivate: false,
+        modelCacheSeconds: 60,
+        bodyLimit: '50mb',
+        ttsUrl: null,
+        sttUrl: null,
+        ttsApiKey: null,
+        sttApiKey: null,
+        hubUrl: 'https://huggingface.co',
+        hubMaxBytes: 64 * 1024 * 1024 * 1024,
+      });
     });
 
     it("gives the HTTP worker its drain, CORS, open-module and upload settings with the issue's defaults", () => {
@@ -149,7 +164,22 @@ describe('loadConfig', () => {
       });
       expect(config.manager).toEqual({ host: '10.0.0.2', port: 9999 });
       expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766, ...MCP_DEFAULT_LIMITS });
-      expect(config.gateway).toEqual({ host: '::', port: 4001 });
+      expect(config.gateway).toEqual({
+        host: '::',
+        port: 4001,
+        ollamaUrl: null,
+        imageMaxBytes: 20 * 1024 * 1024,
+        imageFetchTimeoutMs: 10_000,
+        imageAllowPrivate: false,
+        modelCacheSeconds: 60,
+        bodyLimit: '50mb',
+        ttsUrl: null,
+        sttUrl: null,
+        ttsApiKey: null,
+        sttApiKey: null,
+        hubUrl: 'https://huggingface.co',
+        hubMaxBytes: 64 * 1024 * 1024 * 1024,
+      });
     });
 
     it('reads the MCP transport limits and refuses bad ones', () => {

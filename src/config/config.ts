@@ -95,6 +95,32 @@ export interface WsWorkerConfig extends WorkerPoolConfig {
 
 export const MESSAGE_BROKERS = ['auto', 'redis', 'ipc', 'local'] as const;
 
+/** The model gateway's process settings; what an admin may change at run time lives in DATA_DIR/gateway/config.json. */
+export interface GatewayConfig extends ListenConfig {
+  /** OLLAMA_URL: the model runtime; when set it overrides `ollama_url` of the gateway's config file. */
+  ollamaUrl: string | null;
+  /** GATEWAY_IMAGE_MAX_BYTES: largest image fetched from an http(s) `image_url` (OpenAI allows 20 MB). */
+  imageMaxBytes: number;
+  /** GATEWAY_IMAGE_FETCH_TIMEOUT_MS: how long fetching one remote image may take. */
+  imageFetchTimeoutMs: number;
+  /** GATEWAY_IMAGE_ALLOW_PRIVATE: let image URLs reach loopback and private networks (off: public addresses only). */
+  imageAllowPrivate: boolean;
+  /** GATEWAY_MODEL_CACHE_SECONDS: how long a model's `/api/show` capabilities are reused. */
+  modelCacheSeconds: number;
+  /** GATEWAY_BODY_LIMIT: largest JSON body (base64 images and audio travel inside it). */
+  bodyLimit: string;
+  /** TTS_URL / STT_URL: OpenAI-audio backends (base URL with /v1) for speech and transcription; null answers 501. */
+  ttsUrl: string | null;
+  sttUrl: string | null;
+  /** TTS_API_KEY / STT_API_KEY: the bearer token those backends want, if any. */
+  ttsApiKey: string | null;
+  sttApiKey: string | null;
+  /** HF_BASE_URL: the model hub `download-hf` and `search-hf` use (its token is `hf_token` of the gateway config). */
+  hubUrl: string;
+  /** GATEWAY_HUB_MAX_BYTES: largest model file downloaded from the hub or uploaded as GGUF. */
+  hubMaxBytes: number;
+}
+
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 
 export interface LogConfig {
@@ -141,8 +167,8 @@ export interface PlatformConfig {
   manager: ListenConfig;
   /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
   mcp: McpConfig;
-  /** The model gateway (seed 03 A). */
-  gateway: ListenConfig;
+  /** The model gateway (seed 03 A): docs/gateway.md. */
+  gateway: GatewayConfig;
   /** The application core (seed 03 C): app id, installed mods, network probe and `runHttp`. */
   appCore: {
     /** APP_ID; `testOnly` functions register only when it contains `test`. */
@@ -345,6 +371,8 @@ export interface LoadConfigOptions {
   /** The HTTP worker's port and id (`tb worker http --port N --worker-id ID`). */
   httpWorkerPort?: number;
   httpWorkerId?: string;
+  /** The model gateway's port (`tb gateway --port`). */
+  gatewayPort?: number;
   /** Lets `tb up` and `tb token` supply the secret persisted in the data directory without writing it into the environment. */
   jwtSecret?: string;
 }
@@ -456,7 +484,22 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       modsRescanSeconds: read.number('MCP_MODS_RESCAN_SECONDS', 5, { min: 0 }),
       corsOrigins: read.list('MCP_CORS_ORIGINS').length > 0 ? read.list('MCP_CORS_ORIGINS') : ['*'],
     },
-    gateway: { host: read.string('GATEWAY_HOST') ?? '127.0.0.1', port: read.port('GATEWAY_PORT', 4000) },
+    gateway: {
+      host: read.string('GATEWAY_HOST') ?? '127.0.0.1',
+      port: options.gatewayPort ?? read.port('GATEWAY_PORT', 4000),
+      ollamaUrl: read.string('OLLAMA_URL')?.replace(/\/+$/, '') ?? null,
+      imageMaxBytes: read.integer('GATEWAY_IMAGE_MAX_BYTES', 20 * MiB, { min: 1 }),
+      imageFetchTimeoutMs: read.integer('GATEWAY_IMAGE_FETCH_TIMEOUT_MS', 10_000, { min: 1 }),
+      imageAllowPrivate: read.boolean('GATEWAY_IMAGE_ALLOW_PRIVATE', false),
+      modelCacheSeconds: read.integer('GATEWAY_MODEL_CACHE_SECONDS', 60, { min: 0 }),
+      bodyLimit: read.string('GATEWAY_BODY_LIMIT') ?? '50mb',
+      ttsUrl: read.string('TTS_URL')?.replace(/\/+$/, '') ?? null,
+      sttUrl: read.string('STT_URL')?.replace(/\/+$/, '') ?? null,
+      ttsApiKey: read.string('TTS_API_KEY'),
+      sttApiKey: read.string('STT_API_KEY'),
+      hubUrl: (read.string('HF_BASE_URL') ?? 'https://huggingface.co').replace(/\/+$/, ''),
+      hubMaxBytes: read.integer('GATEWAY_HUB_MAX_BYTES', 64 * 1024 * MiB, { min: 1 }),
+    },
     appCore: {
       appId: read.string('APP_ID') ?? 'toolbox',
       modsDir: resolve(read.string('MODS_DIR') ?? join(dataDir, 'mods')),

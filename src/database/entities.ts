@@ -1,5 +1,11 @@
 import { ApiKeyEntity } from '../auth/api-keys/api-key.entity.js';
 import { McpKeyEntity, McpSessionEntity } from '../modules/mcp/mcp-key.entity.js';
+import { GatewayApiKeyEntity } from '../modules/gateway/entities/gateway-api-key.entity.js';
+import { GatewayLiveSessionEntity } from '../modules/gateway/entities/gateway-live-session.entity.js';
+import { GatewaySignupRequestEntity } from '../modules/gateway/entities/gateway-signup-request.entity.js';
+import { GatewayTransactionEntity } from '../modules/gateway/entities/gateway-transaction.entity.js';
+import { GatewayUsageEntity } from '../modules/gateway/entities/gateway-usage.entity.js';
+import { GatewayUserEntity } from '../modules/gateway/entities/gateway-user.entity.js';
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
 import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
 import { PackageSearchWordEntity } from '../modules/search/entities/package-search-word.entity.js';
@@ -32,4 +38,10 @@ export const ENTITIES = [
   ApiKeyEntity,
   McpKeyEntity,
   McpSessionEntity,
+  GatewayUserEntity,
+  GatewayApiKeyEntity,
+  GatewayUsageEntity,
+  GatewayTransactionEntity,
+  GatewaySignupRequestEntity,
+  GatewayLiveSessionEntity,
 ];

@@ -34,11 +34,14 @@ function methodNames(prototype: object): string[] {
  * or the service's strategies in order and the need, e.g. `jwt: public`, `jwt: admin`,
  * `api-key|jwt: permission execute`, `session-cookie|jwt: level LOGGED_IN`.
  */
-export function declaredRouteAccess(app: INestApplication): Record<string, string> {
-  const strategies = app
-    .get<AuthStrategy[]>(AUTH_STRATEGIES, { strict: false })
-    .map((strategy) => strategy.name)
-    .join('|');
+export function declaredRouteAccess(app: INestApplication, strategiesLabel?: string): Record<string, string> {
+  // A service with its own guard instead of the AuthModule (the model gateway) names its credential.
+  const strategies =
+    strategiesLabel ??
+    app
+      .get<AuthStrategy[]>(AUTH_STRATEGIES, { strict: false })
+      .map((strategy) => strategy.name)
+      .join('|');
   const routes: Record<string, string> = {};
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {

@@ -1,0 +1,174 @@
+/**
+ * Model gateway overhead: the latency the gateway adds (p50/p99) over calling the (fake) Ollama runtime
+ * directly, for non-streamed and streamed chat, with the admin key (usage row only) and with a PAYG key
+ * (hold, exact settlement, usage row and charge per call), and requests/s under 10 concurrent clients.
+ * Issue 15's goal: ≤ 0.5 ms p50 added (Bifrost 0.44 ms, Portkey 2.37 ms, LiteLLM 4.34 ms on the same
+ * kind of sequential localhost-mock measurement).
+ *
+ *   npm run build && node dist/bench/gateway.js [--requests N] [--seconds S]
+ *
+ * Everything runs in this process on SQLite in a temporary data directory (DATABASE_URL / REDIS_URL from
+ * the environment are used when set), so the figures are for one core of the machine.
+ */
+import 'reflect-metadata';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createHttpApp } from '../src/apps/create-http-app.js';
+import { GatewayAppModule, gatewayHttpAppOptions } from '../src/apps/gateway.app-module.js';
+import { loadConfig } from '../src/config/config.js';
+import { defaultSettings } from '../src/modules/gateway/gateway-settings.js';
+import { FakeOllama } from '../test/fixtures/fake-ollama.js';
+
+const { values } = parseArgs({
+  options: { requests: { type: 'string', default: '2000' }, seconds: { type: 'string', default: '5' } },
+});
+const REQUESTS = Number(values.requests);
+const SECONDS = Number(values.seconds);
+
+const MESSAGES = [{ role: 'user', content: 'the quick brown fox jumps over the lazy dog' }];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function time(requests: number, call: () => Promise<void>): Promise<number[]> {
+  for (let index = 0; index < Math.min(200, requests); index++) await call(); // warm-up (JIT, connections, caches)
+  const samples: number[] = [];
+  for (let index = 0; index < requests; index++) {
+    const started = process.hrtime.bigint();
+    await call();
+    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+async function post(url: string, body: unknown, key?: string): Promise<void> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
+async function throughput(seconds: number, concurrency: number, call: () => Promise<void>): Promise<number> {
+  const deadline = Date.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < deadline) {
+        await call();
+        done += 1;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tb-gateway-bench-'));
+  const ollama = new FakeOllama();
+  const ollamaUrl = await ollama.start();
+  const settings = { ...defaultSettings(), rate_limits: { payg: 1_000_000_000, sub: 1_000_000_000 } };
+  await mkdir(join(dataDir, 'gateway'), { recursive: true });
+  await writeFile(join(dataDir, 'gateway', 'config.json'), JSON.stringify(settings));
+  const config = loadConfig(
+    { ...process.env, DATA_DIR: dataDir, OLLAMA_URL: ollamaUrl, LOG_LEVEL: 'error' },
+    { services: ['gateway'] },
+  );
+  const app = await createHttpApp(GatewayAppModule.forRoot(config), {
+    ...gatewayHttpAppOptions(config),
+    logger: ['error'],
+    docsPath: false,
+  });
+  await app.listen(0, '127.0.0.1');
+  const gateway = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  try {
+    const admin = settings.admin_key;
+    const createUser = await fetch(`${gateway}/admin/api/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', balance: 1_000_000 }),
+    });
+    const user = (await createUser.json()) as { id: string };
+    const issued = await fetch(`${gateway}/admin/api/users/${user.id}/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const payg = ((await issued.json()) as { key: string }).key;
+
+    const direct = (stream: boolean) => () =>
+      post(`${ollamaUrl}/api/chat`, { model: 'llama3.2:latest', messages: MESSAGES, stream });
+    const via = (stream: boolean, key: string) => () =>
+      post(
+        `${gateway}/v1/chat/completions`,
+        {
+          model: 'llama3.2',
+          messages: MESSAGES,
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+        },
+        key,
+      );
+
+    const rows: Array<[string, number[], number[]]> = [];
+    for (const stream of [false, true]) {
+      const baseline = await time(REQUESTS, direct(stream));
+      rows.push([
+        `${stream ? 'streamed' : 'non-streamed'}, admin key`,
+        baseline,
+        await time(REQUESTS, via(stream, admin)),
+      ]);
+      rows.push([
+        `${stream ? 'streamed' : 'non-streamed'}, PAYG key (billed)`,
+        baseline,
+        await time(REQUESTS, via(stream, payg)),
+      ]);
+    }
+    const fmt = (value: number) => value.toFixed(3);
+    console.log(
+      `\nModel gateway overhead — ${REQUESTS} sequential requests each, fake Ollama on loopback, ${config.database.type}`,
+    );
+    console.log(
+      '| Path | direct p50 ms | direct p99 ms | gateway p50 ms | gateway p99 ms | added p50 ms | added p99 ms |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const [label, baseline, through] of rows) {
+      const [b50, b99, g50, g99] = [
+        percentile(baseline, 50),
+        percentile(baseline, 99),
+        percentile(through, 50),
+        percentile(through, 99),
+      ];
+      console.log(
+        `| ${label} | ${fmt(b50)} | ${fmt(b99)} | ${fmt(g50)} | ${fmt(g99)} | ${fmt(g50 - b50)} | ${fmt(g99 - b99)} |`,
+      );
+    }
+    console.log(`\nThroughput, 10 concurrent clients, ${SECONDS} s each`);
+    console.log('| Path | requests/s |');
+    console.log('|---|---|');
+    console.log(
+      `| direct to fake Ollama, non-streamed | ${(await throughput(SECONDS, 10, direct(false))).toFixed(0)} |`,
+    );
+    console.log(
+      `| gateway, non-streamed, admin key | ${(await throughput(SECONDS, 10, via(false, admin))).toFixed(0)} |`,
+    );
+    console.log(
+      `| gateway, non-streamed, PAYG key | ${(await throughput(SECONDS, 10, via(false, payg))).toFixed(0)} |`,
+    );
+    console.log(`| gateway, streamed, PAYG key | ${(await throughput(SECONDS, 10, via(true, payg))).toFixed(0)} |`);
+  } finally {
+    await app.close();
+    await ollama.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

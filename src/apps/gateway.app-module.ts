@@ -1,0 +1,53 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule } from '../config/config.module.js';
+import { CountersModule } from '../counters/counters.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
+import { HealthModule } from '../health/health.module.js';
+import type { ReadinessCheck } from '../health/readiness-checks.js';
+import { GatewayModule, GatewaySettingsService } from '../modules/gateway/index.js';
+import type { HttpAppOptions } from './create-http-app.js';
+
+/** Readiness of the gateway: the model runtime answers `/api/version`. */
+const MODEL_RUNTIME_CHECK: ReadinessCheck = {
+  name: 'model_runtime',
+  requires: [GatewaySettingsService],
+  async check(modules) {
+    const settings = modules.get(GatewaySettingsService, { strict: false });
+    if ((await settings.client.version()) === null) throw new Error(`no answer from ${settings.ollamaUrl}`);
+  },
+};
+
+/** The model gateway (seed 03 A): `tb gateway`, port 4000, the OpenAI-compatible API under /v1. */
+@Module({})
+export class GatewayAppModule {
+  static forRoot(config: PlatformConfig): DynamicModule {
+    assertConfiguredFor(config, 'gateway');
+    return {
+      module: GatewayAppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(),
+        CountersModule,
+        GatewayModule,
+        HealthModule.forRoot({ checks: ['database', 'redis', MODEL_RUNTIME_CHECK] }),
+      ],
+    };
+  }
+}
+
+/** The gateway's HTTP choices: OpenAI's error body, Swagger at /docs (its /api/… paths are the landing data), big bodies for base64 images and audio. */
+export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
+  return {
+    title: 'Toolbox Platform — model gateway',
+    description: 'OpenAI-compatible chat, embeddings and models over a local Ollama runtime (docs/gateway.md).',
+    debug: config.debug,
+    log: config.log,
+    errorFormat: 'openai',
+    docsPath: 'docs',
+    apiVersion: '1.0',
+    bodyLimit: config.gateway.bodyLimit,
+    cors: false,
+    auth: { strategies: ['api-key'] },
+  };
+}

@@ -1,0 +1,176 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { GATEWAY_TIERS, type GatewayTier } from '../entities/gateway-user.entity.js';
+
+export class CreateGatewayUserDto {
+  @ApiProperty({ type: String, example: 'ada@example.com' })
+  @IsEmail()
+  email: string;
+
+  @ApiPropertyOptional({ enum: GATEWAY_TIERS, default: 'payg' })
+  @IsOptional()
+  @IsIn(GATEWAY_TIERS)
+  tier?: GatewayTier;
+
+  @ApiPropertyOptional({ type: Number, minimum: 0, default: 0, description: 'Starting balance (currency units)' })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  balance?: number;
+
+  @ApiPropertyOptional({ type: Boolean, default: true })
+  @IsOptional()
+  @IsBoolean()
+  active?: boolean;
+}
+
+export class UpdateGatewayUserDto {
+  @ApiPropertyOptional({ enum: GATEWAY_TIERS })
+  @IsOptional()
+  @IsIn(GATEWAY_TIERS)
+  tier?: GatewayTier;
+
+  @ApiPropertyOptional({ type: Boolean })
+  @IsOptional()
+  @IsBoolean()
+  active?: boolean;
+
+  @ApiPropertyOptional({ type: Number, description: 'Sets the balance; the difference is recorded as an adjustment' })
+  @IsOptional()
+  @IsNumber()
+  balance?: number;
+}
+
+export class TopUpDto {
+  @ApiProperty({ type: Number, example: 10, minimum: 0.000001 })
+  @IsNumber()
+  @Min(0.000001)
+  amount: number;
+
+  @ApiPropertyOptional({ type: String, maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  note?: string;
+}
+
+export class IssueKeyDto {
+  @ApiPropertyOptional({ type: String, default: 'default', example: 'laptop' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9 ._-]{1,100}$/, { message: 'name must be 1 to 100 letters, digits, spaces, ".", "_" or "-"' })
+  name?: string;
+}
+
+export class UsageQueryDto {
+  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: 366, default: 30 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(366)
+  days?: number;
+}
+
+export class GatewayUserDto {
+  @ApiProperty({ type: String, format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: String })
+  email: string;
+
+  @ApiProperty({ enum: GATEWAY_TIERS })
+  tier: GatewayTier;
+
+  @ApiProperty({ type: Number, description: 'Currency units; may dip below 0 by what calls in flight cost' })
+  balance: number;
+
+  @ApiProperty({ type: Boolean })
+  active: boolean;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at: string;
+}
+
+export class GatewayKeyDto {
+  @ApiProperty({ type: String, format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: String })
+  name: string;
+
+  @ApiProperty({ type: String, example: 'sk-tb-0123abcd' })
+  key_prefix: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  revoked_at: string | null;
+}
+
+export class IssuedKeyDto extends GatewayKeyDto {
+  @ApiProperty({ type: String, description: 'The key itself, shown this once', example: 'sk-tb-<48 hex>' })
+  key: string;
+}
+
+export class GatewayUserWithKeysDto extends GatewayUserDto {
+  @ApiProperty({ type: [GatewayKeyDto] })
+  keys: GatewayKeyDto[];
+}
+
+export class GatewayUserListDto {
+  @ApiProperty({ type: [GatewayUserDto] })
+  users: GatewayUserDto[];
+}
+
+export class UsageByModelDto {
+  @ApiProperty({ type: String })
+  model: string;
+
+  @ApiProperty({ type: Number })
+  requests: number;
+
+  @ApiProperty({ type: Number })
+  prompt_tokens: number;
+
+  @ApiProperty({ type: Number })
+  completion_tokens: number;
+
+  @ApiProperty({ type: Number })
+  cost: number;
+}
+
+export class UsageSummaryDto {
+  @ApiProperty({ type: Number })
+  days: number;
+
+  @ApiProperty({ type: Number })
+  requests: number;
+
+  @ApiProperty({ type: Number })
+  prompt_tokens: number;
+
+  @ApiProperty({ type: Number })
+  completion_tokens: number;
+
+  @ApiProperty({ type: Number })
+  cost: number;
+
+  @ApiProperty({ type: [UsageByModelDto] })
+  by_model: UsageByModelDto[];
+}
+
+export class RateLimitStatusDto {
+  @ApiProperty({ enum: GATEWAY_TIERS })
+  tier: GatewayTier;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Requests per minute; null: unlimited' })
+  limit: number | null;
+
+  @ApiProperty({ type: Number, nullable: true })
+  remaining: number | null;
+
+  @ApiProperty({ type: Number })
+  used: number;
+}

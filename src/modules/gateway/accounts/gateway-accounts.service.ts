@@ -1,0 +1,250 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, IsNull, type Repository } from 'typeorm';
+import { PlatformError } from '../../../common/errors.js';
+import { GatewayApiKeyEntity } from '../entities/gateway-api-key.entity.js';
+import { GatewayTransactionEntity, type GatewayTransactionKind } from '../entities/gateway-transaction.entity.js';
+import { GATEWAY_TIERS, GatewayUserEntity, type GatewayTier } from '../entities/gateway-user.entity.js';
+import { generateGatewayKey } from '../gateway-settings.js';
+import { fromMicros, toMicros } from './money.js';
+
+export interface GatewayUserView {
+  id: string;
+  email: string;
+  tier: GatewayTier;
+  balance: number;
+  active: boolean;
+  created_at: string;
+}
+
+export interface GatewayKeyView {
+  id: string;
+  name: string;
+  key_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** The user a valid key belongs to, as the guard and the metering see it. */
+export interface KeyOwner {
+  userId: string;
+  keyId: string;
+  email: string;
+  tier: GatewayTier;
+  active: boolean;
+}
+
+const KEY_FORMAT = /^sk-tb-[0-9a-f]{48}$/;
+const EMAIL_FORMAT = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
+const KEY_NAME_FORMAT = /^[A-Za-z0-9 ._-]{1,100}$/;
+/** How long a verified key is trusted without asking the database again (revocation takes at most this long). */
+const KEY_CACHE_MS = 5_000;
+
+export function hashGatewayKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+function userView(user: GatewayUserEntity): GatewayUserView {
+  return {
+    id: user.id,
+    email: user.email,
+    tier: user.tier,
+    balance: fromMicros(user.balanceMicros),
+    active: user.active,
+    created_at: user.createdAt.toISOString(),
+  };
+}
+
+function keyView(key: GatewayApiKeyEntity): GatewayKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    key_prefix: key.keyPrefix,
+    created_at: key.createdAt.toISOString(),
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+function badRequest(field: string, message: string): never {
+  throw new PlatformError('BAD_REQUEST', message, [{ field, message }]);
+}
+
+/** Users, their keys (hashed at rest) and their balances; every balance change is one atomic UPDATE plus a transaction row. */
+@Injectable()
+export class GatewayAccountsService {
+  private readonly keyCache = new Map<string, { owner: KeyOwner; until: number }>();
+
+  constructor(
+    @InjectRepository(GatewayUserEntity) private readonly users: Repository<GatewayUserEntity>,
+    @InjectRepository(GatewayApiKeyEntity) private readonly keys: Repository<GatewayApiKeyEntity>,
+    @InjectRepository(GatewayTransactionEntity) private readonly transactions: Repository<GatewayTransactionEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async createUser(input: {
+    email?: unknown;
+    tier?: unknown;
+    balance?: unknown;
+    active?: unknown;
+  }): Promise<GatewayUserView> {
+    const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
+    if (!EMAIL_FORMAT.test(email)) badRequest('email', 'email must be an email address');
+    const tier = input.tier ?? 'payg';
+    if (!GATEWAY_TIERS.includes(tier as GatewayTier))
+      badRequest('tier', `tier must be one of ${GATEWAY_TIERS.join(', ')}`);
+    const balance = input.balance ?? 0;
+    if (typeof balance !== 'number' || !Number.isFinite(balance) || balance < 0)
+      badRequest('balance', 'balance must be a number of at least 0');
+    if (input.active !== undefined && typeof input.active !== 'boolean')
+      badRequest('active', 'active must be a boolean');
+    if (await this.users.exists({ where: { email } }))
+      throw new PlatformError('CONFLICT', `A user with email ${email} exists`);
+    const user = this.users.create({
+      id: randomUUID(),
+      email,
+      tier: tier as GatewayTier,
+      balanceMicros: 0,
+      active: input.active ?? true,
+      createdAt: new Date(),
+    });
+    await this.users.insert(user);
+    if (balance > 0) await this.topUp(user.id, balance, 'initial balance');
+    return this.getUser(user.id);
+  }
+
+  async listUsers(): Promise<GatewayUserView[]> {
+    return (await this.users.find({ order: { createdAt: 'ASC', id: 'ASC' } })).map(userView);
+  }
+
+  async getUser(id: string): Promise<GatewayUserView> {
+    return userView(await this.userEntity(id));
+  }
+
+  /** Changes tier and active flag; `balance` sets the balance, recorded as an adjustment of the difference. */
+  async updateUser(
+    id: string,
+    patch: { tier?: unknown; active?: unknown; balance?: unknown },
+  ): Promise<GatewayUserView> {
+    const user = await this.userEntity(id);
+    const changes: Partial<GatewayUserEntity> = {};
+    if (patch.tier !== undefined) {
+      if (!GATEWAY_TIERS.includes(patch.tier as GatewayTier))
+        badRequest('tier', `tier must be one of ${GATEWAY_TIERS.join(', ')}`);
+      changes.tier = patch.tier as GatewayTier;
+    }
+    if (patch.active !== undefined) {
+      if (typeof patch.active !== 'boolean') badRequest('active', 'active must be a boolean');
+      changes.active = patch.active;
+    }
+    if (patch.balance !== undefined && (typeof patch.balance !== 'number' || !Number.isFinite(patch.balance))) {
+      badRequest('balance', 'balance must be a number');
+    }
+    if (Object.keys(changes).length > 0) await this.users.update({ id: user.id }, changes);
+    if (typeof patch.balance === 'number') {
+      const target = toMicros(patch.balance);
+      await this.dataSource.transaction(async (manager) => {
+        const current = await manager.findOneByOrFail(GatewayUserEntity, { id });
+        const delta = target - current.balanceMicros;
+        await manager.increment(GatewayUserEntity, { id }, 'balanceMicros', delta);
+        await manager.insert(
+          GatewayTransactionEntity,
+          this.transaction(id, 'adjustment', delta, null, 'balance set by an admin'),
+        );
+      });
+    }
+    this.forgetUser(id);
+    return this.getUser(id);
+  }
+
+  async topUp(id: string, amount: unknown, note: string | null = null): Promise<GatewayUserView> {
+    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0)
+      badRequest('amount', 'amount must be a number above 0');
+    await this.userEntity(id);
+    const micros = toMicros(amount);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.increment(GatewayUserEntity, { id }, 'balanceMicros', micros);
+      await manager.insert(GatewayTransactionEntity, this.transaction(id, 'topup', micros, null, note));
+    });
+    return this.getUser(id);
+  }
+
+  async issueKey(userId: string, name: unknown = 'default'): Promise<{ key: string; info: GatewayKeyView }> {
+    await this.userEntity(userId);
+    if (typeof name !== 'string' || !KEY_NAME_FORMAT.test(name)) {
+      badRequest('name', 'name must be 1 to 100 letters, digits, spaces, ".", "_" or "-"');
+    }
+    const key = generateGatewayKey();
+    const entity = this.keys.create({
+      id: randomUUID(),
+      userId,
+      name,
+      keyHash: hashGatewayKey(key),
+      keyPrefix: key.slice(0, 14),
+      createdAt: new Date(),
+      revokedAt: null,
+    });
+    await this.keys.insert(entity);
+    return { key, info: keyView(entity) };
+  }
+
+  async listKeys(userId: string): Promise<GatewayKeyView[]> {
+    await this.userEntity(userId);
+    return (await this.keys.find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } })).map(keyView);
+  }
+
+  async revokeKey(userId: string, keyId: string): Promise<GatewayKeyView> {
+    const key = await this.keys.findOne({ where: { id: keyId, userId, revokedAt: IsNull() } });
+    if (!key) throw new PlatformError('NOT_FOUND', `User ${userId} has no active key ${keyId}`);
+    key.revokedAt = new Date();
+    await this.keys.update({ id: key.id }, { revokedAt: key.revokedAt });
+    this.forgetUser(userId);
+    return keyView(key);
+  }
+
+  /** The owner of a user key, or UNAUTHORIZED (unknown, revoked, or its user deactivated). */
+  async verifyKey(key: string): Promise<KeyOwner> {
+    const unauthorized = () => new PlatformError('UNAUTHORIZED', `Incorrect API key provided: ${key.slice(0, 10)}…`);
+    if (!KEY_FORMAT.test(key)) throw unauthorized();
+    const hash = hashGatewayKey(key);
+    const cached = this.keyCache.get(hash);
+    if (cached && cached.until > Date.now()) return cached.owner;
+    const row = await this.keys.findOne({ where: { keyHash: hash, revokedAt: IsNull() } });
+    if (!row) throw unauthorized();
+    const user = await this.users.findOne({ where: { id: row.userId } });
+    if (!user) throw unauthorized();
+    if (!user.active) throw new PlatformError('FORBIDDEN', 'This account is deactivated');
+    const owner: KeyOwner = { userId: user.id, keyId: row.id, email: user.email, tier: user.tier, active: user.active };
+    if (this.keyCache.size > 10_000) this.keyCache.clear();
+    this.keyCache.set(hash, { owner, until: Date.now() + KEY_CACHE_MS });
+    return owner;
+  }
+
+  transaction(
+    userId: string,
+    kind: GatewayTransactionKind,
+    amountMicros: number,
+    usageId: string | null,
+    note: string | null,
+  ): GatewayTransactionEntity {
+    return this.transactions.create({
+      id: randomUUID(),
+      userId,
+      kind,
+      amountMicros,
+      usageId,
+      note,
+      createdAt: new Date(),
+    });
+  }
+
+  private forgetUser(userId: string): void {
+    for (const [hash, entry] of this.keyCache) if (entry.owner.userId === userId) this.keyCache.delete(hash);
+  }
+
+  private async userEntity(id: string): Promise<GatewayUserEntity> {
+    const user = await this.users.findOne({ where: { id } });
+    if (!user) throw new PlatformError('NOT_FOUND', `No user ${id}`);
+    return user;
+  }
+}

@@ -1,0 +1,42 @@
+import { Body, Controller, Get, Post, Req } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Public } from '../../auth/access.decorators.js';
+import { SignupsService } from './accounts/signups.service.js';
+import { PublicModelListDto, SignupDto, SignupRequestDto, UptimeDto } from './admin.dto.js';
+import { ModelsService } from './models.service.js';
+import { SystemService } from './system.service.js';
+
+/** The landing page's data and the signup form: no key needed (`/health` comes from the HealthModule). */
+@ApiTags('landing')
+@Public()
+@Controller('api')
+export class LandingController {
+  constructor(
+    private readonly models: ModelsService,
+    private readonly system: SystemService,
+    private readonly signups: SignupsService,
+  ) {}
+
+  @Get('models')
+  @ApiOperation({ summary: 'The installed models and their types' })
+  @ApiOkResponse({ type: PublicModelListDto })
+  async listModels(): Promise<PublicModelListDto> {
+    const { data } = await this.models.list();
+    return { models: data.map((model) => ({ id: model.id, type: model.type })) };
+  }
+
+  @Get('uptime')
+  @ApiOperation({ summary: 'Since when the gateway runs, and whether the runtime answers' })
+  @ApiOkResponse({ type: UptimeDto })
+  uptime(): Promise<UptimeDto> {
+    return this.system.uptime();
+  }
+
+  @Post('signup')
+  @ApiOperation({ summary: 'Ask for an account (an admin approves it); 5 an hour per address' })
+  @ApiCreatedResponse({ type: SignupDto })
+  signup(@Body() body: SignupRequestDto, @Req() request: Request): Promise<SignupDto> {
+    return this.signups.request(body.email, body.note ?? null, request.ip ?? 'unknown');
+  }
+}
