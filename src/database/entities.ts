@@ -1,4 +1,7 @@
 import { ApiKeyEntity } from '../auth/api-keys/api-key.entity.js';
+import { AuthStoreEntryEntity } from '../auth/shared-store/auth-store-entry.entity.js';
+import { UserEntity } from '../modules/worker-auth/entities/user.entity.js';
+import { UserIdentityEntity } from '../modules/worker-auth/entities/user-identity.entity.js';
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
 import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
 import { PackageSearchWordEntity } from '../modules/search/entities/package-search-word.entity.js';
@@ -29,4 +32,7 @@ export const ENTITIES = [
   ArtifactVersionEntity,
   ArtifactBuildEntity,
   ApiKeyEntity,
+  AuthStoreEntryEntity,
+  UserEntity,
+  UserIdentityEntity,
 ];

@@ -3,8 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PlatformError } from '../../common/errors.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import { COUNTER_STORE, type CounterStore } from '../../counters/counter-store.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
+import { Revocations } from '../shared-store/revocations.js';
 import type { Principal } from '../principal.js';
 import { SessionToken, type SessionPayload } from './session-token.js';
 
@@ -20,8 +20,8 @@ export interface IssuedSession {
 
 /**
  * Worker sessions in a signed cookie: issues them (login), verifies them, and ends them (logout) through
- * a denylist in the CounterStore, so a logout on one worker holds on every other (Redis when configured).
- * A denylist entry lives exactly as long as the session it ends would have.
+ * the shared revocation store (Redis when configured, else the database), so a logout on one worker holds on
+ * every other. A revocation lives exactly as long as the session it ends would have.
  */
 @Injectable()
 export class SessionCookies {
@@ -33,7 +33,7 @@ export class SessionCookies {
   constructor(
     @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
     @Inject(PLATFORM_CONFIG) config: PlatformConfig,
-    @Inject(COUNTER_STORE) private readonly counters: CounterStore,
+    private readonly revocations: Revocations,
   ) {
     const cookie = options.sessionCookie ?? {};
     this.cookieName = cookie.name ?? 'tb_session';
@@ -78,13 +78,11 @@ export class SessionCookies {
   /** Logout: the session is refused everywhere until it would have expired anyway. */
   async revoke(session: Pick<Principal, 'sessionId' | 'expiresAt'>, nowMs = Date.now()): Promise<void> {
     if (!session.sessionId || !session.expiresAt) return;
-    const remainingMs = session.expiresAt * 1000 - nowMs;
-    if (remainingMs <= 0) return;
-    await this.counters.increment(denyKey(session.sessionId), remainingMs);
+    await this.revocations.revoke('session', session.sessionId, session.expiresAt, nowMs);
   }
 
   async isRevoked(sessionId: string): Promise<boolean> {
-    return (await this.counters.peek(denyKey(sessionId))) > 0;
+    return this.revocations.isRevoked('session', sessionId);
   }
 
   /** The `Set-Cookie` value that removes the cookie from the browser (sent with logout). */
@@ -102,8 +100,4 @@ export class SessionCookies {
       ...(this.secure ? ['Secure'] : []),
     ].join('; ');
   }
-}
-
-function denyKey(sessionId: string): string {
-  return `session-denied:${sessionId}`;
 }

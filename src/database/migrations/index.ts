@@ -7,6 +7,7 @@ import { BatchCoveringIndex1763800000500 } from './1763800000500-batch-covering-
 import { SearchVocabulary1763800000600 } from './1763800000600-search-vocabulary.js';
 import { SearchRankingScale1763800000700 } from './1763800000700-search-ranking-scale.js';
 import { ApiKeys1763800000800 } from './1763800000800-api-keys.js';
+import { WorkerAuth1763800001200 } from './1763800001200-worker-auth.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   SearchVocabulary1763800000600,
   SearchRankingScale1763800000700,
   ApiKeys1763800000800,
+  WorkerAuth1763800001200,
 ];

@@ -1,0 +1,40 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { WORKER_AUTH_CONFIG, type WorkerAuthConfig } from './worker-auth.options.js';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/**
+ * Sends WorkerAuth's mails through SMTP_URL (nodemailer). Without SMTP_URL (the embedded default) the mail
+ * is written to the log instead, so a single-machine install can still log in: the link is in the log.
+ */
+@Injectable()
+export class Mailer implements OnApplicationShutdown {
+  private readonly logger = new Logger('WorkerAuth');
+  private readonly transport: Transporter | null;
+
+  constructor(@Inject(WORKER_AUTH_CONFIG) private readonly options: WorkerAuthConfig) {
+    this.transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : null;
+  }
+
+  get delivery(): 'smtp' | 'log' {
+    return this.transport ? 'smtp' : 'log';
+  }
+
+  async send(message: MailMessage, logLine: string): Promise<void> {
+    if (!this.transport) {
+      this.logger.log(`No SMTP_URL: mail to ${message.to} not sent. ${logLine}`);
+      return;
+    }
+    await this.transport.sendMail({ from: this.options.mailFrom, ...message });
+  }
+
+  onApplicationShutdown(): void {
+    this.transport?.close();
+  }
+}
