@@ -23,7 +23,7 @@ export class WorkerAuth1763800001200 implements MigrationInterface {
     );
     await queryRunner.createTable(
       new Table({
-        name: 'users',
+        name: 'platform_users',
         columns: [
           column.string('id', 28, { isPrimary: true }),
           column.string('username', 191),
@@ -34,12 +34,12 @@ export class WorkerAuth1763800001200 implements MigrationInterface {
           column.timestamp('created_at'),
           column.nullableTimestamp('last_login_at'),
         ],
-        indices: [new TableIndex({ name: 'uq_users_email_key', columnNames: ['email_key'], isUnique: true })],
+        indices: [new TableIndex({ name: 'uq_platform_users_email_key', columnNames: ['email_key'], isUnique: true })],
       }),
     );
     await queryRunner.createTable(
       new Table({
-        name: 'user_identities',
+        name: 'platform_user_identities',
         columns: [
           column.id(),
           column.string('user_id', 28),
@@ -51,17 +51,17 @@ export class WorkerAuth1763800001200 implements MigrationInterface {
         ],
         indices: [
           new TableIndex({
-            name: 'uq_user_identities_provider_user',
+            name: 'uq_platform_user_identities_provider',
             columnNames: ['provider', 'provider_user_id'],
             isUnique: true,
           }),
-          new TableIndex({ name: 'ix_user_identities_user_id', columnNames: ['user_id'] }),
+          new TableIndex({ name: 'ix_platform_user_identities_user', columnNames: ['user_id'] }),
         ],
         foreignKeys: [
           new TableForeignKey({
-            name: 'fk_user_identities_user',
+            name: 'fk_platform_user_identities_user',
             columnNames: ['user_id'],
-            referencedTableName: 'users',
+            referencedTableName: 'platform_users',
             referencedColumnNames: ['id'],
             onDelete: 'CASCADE',
           }),
@@ -71,8 +71,8 @@ export class WorkerAuth1763800001200 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.dropTable('user_identities', true);
-    await queryRunner.dropTable('users', true);
+    await queryRunner.dropTable('platform_user_identities', true);
+    await queryRunner.dropTable('platform_users', true);
     await queryRunner.dropTable('auth_store_entries', true);
   }
 }

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { utcDate } from '../../../database/column-transformers.js';
 
 /** A provider account linked to a user (`discord`, `google`; `magic_link` logins need none). */
-@Entity('user_identities')
+@Entity('platform_user_identities')
 export class UserIdentityEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;

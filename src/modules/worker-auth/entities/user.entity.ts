@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { utcDate } from '../../../database/column-transformers.js';
 
 /** A platform user (WorkerAuth): `usr_<24 hex>`, unique e-mail regardless of case, access level -1/0/1/2. */
-@Entity('users')
+@Entity('platform_users')
 export class UserEntity {
   @PrimaryColumn({ type: 'varchar', length: 28 })
   id: string;
