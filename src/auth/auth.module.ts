@@ -13,7 +13,13 @@ import { AuthGuard } from './auth.guard.js';
 import { AUTH_OPTIONS, AUTH_STRATEGIES, type AuthModuleOptions } from './auth.options.js';
 import type { AuthStrategy, AuthStrategyName } from './principal.js';
 import { SessionCookies } from './session-cookie/session-cookies.js';
-import { AUTH_STORE, DatabaseAuthStore, MemoryAuthStore, RedisAuthStore, type AuthStore } from './shared-store/auth-store.js';
+import {
+  AUTH_STORE,
+  DatabaseAuthStore,
+  MemoryAuthStore,
+  RedisAuthStore,
+  type AuthStore,
+} from './shared-store/auth-store.js';
 import { Revocations } from './shared-store/revocations.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtBearerStrategy } from './strategies/jwt-bearer.strategy.js';
@@ -42,7 +48,11 @@ function strategiesProvider(names: readonly AuthStrategyName[]): Provider {
 const authStoreProvider: Provider = {
   provide: AUTH_STORE,
   inject: [PLATFORM_CONFIG, { token: REDIS_CLIENT, optional: true }, { token: DataSource, optional: true }],
-  useFactory: (config: PlatformConfig, redis: Redis | null | undefined, dataSource: DataSource | undefined): AuthStore => {
+  useFactory: (
+    config: PlatformConfig,
+    redis: Redis | null | undefined,
+    dataSource: DataSource | undefined,
+  ): AuthStore => {
     if (redis) return new RedisAuthStore(redis, config.redisPrefix);
     if (dataSource) return new DatabaseAuthStore(dataSource);
     return new MemoryAuthStore();

@@ -483,7 +483,9 @@ function workerAuthSection(read: EnvironmentReader): WorkerAuthConfig {
   const origins = read.list('OAUTH_ALLOWED_REDIRECT_ORIGINS').map((origin) => origin.replace(/\/+$/, ''));
   for (const origin of origins) {
     if (!/^https?:\/\/[^/\s]+$/i.test(origin))
-      read.problems.push(`OAUTH_ALLOWED_REDIRECT_ORIGINS entries must be origins like https://app.example.com (got "${origin}")`);
+      read.problems.push(
+        `OAUTH_ALLOWED_REDIRECT_ORIGINS entries must be origins like https://app.example.com (got "${origin}")`,
+      );
   }
   const smtpUrl = read.string('SMTP_URL');
   if (smtpUrl && !/^smtps?:\/\//i.test(smtpUrl)) read.problems.push('SMTP_URL must start with smtp:// or smtps://');

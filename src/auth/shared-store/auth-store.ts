@@ -133,9 +133,11 @@ export class MemoryAuthStore implements AuthStore {
   }
 
   async take(key: string): Promise<string | null> {
-    const value = await this.get(key);
+    checkKey(key);
+    // No await between the read and the delete: one taker only.
+    const entry = this.entries.get(key);
     this.entries.delete(key);
-    return value;
+    return entry && entry.expiresAt > Date.now() ? entry.value : null;
   }
 
   async delete(key: string): Promise<void> {

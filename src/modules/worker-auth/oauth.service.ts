@@ -180,7 +180,10 @@ export class OAuthService {
     try {
       return await fetch(url, { ...init, signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS), redirect: 'error' });
     } catch (error) {
-      throw new PlatformError('SERVICE_UNAVAILABLE', `The login provider cannot be reached: ${(error as Error).message}`);
+      throw new PlatformError(
+        'SERVICE_UNAVAILABLE',
+        `The login provider cannot be reached: ${(error as Error).message}`,
+      );
     }
   }
 }

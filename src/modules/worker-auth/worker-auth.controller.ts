@@ -390,4 +390,3 @@ async function formField(request: Request, name: string): Promise<string | null>
   }
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get(name);
 }
-
