@@ -1,4 +1,16 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  createParamDecorator,
+  Controller,
+  type ExecutionContext,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -46,6 +58,17 @@ import {
 import { WORKER_AUTH_CONFIG, type WorkerAuthConfig } from './worker-auth.options.js';
 
 type Body = Record<string, unknown> | undefined;
+
+/**
+ * The JSON body as sent, without the DTO whitelist: the original web client adds fields of its own
+ * (user id hints and more) that must not turn a login into a 422. Each route reads only its fields.
+ */
+const JsonBody = createParamDecorator((_data: unknown, context: ExecutionContext): Body => {
+  const body: unknown = context.switchToHttp().getRequest<Request>().body;
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : undefined;
+});
 
 /** The Result envelope of a successful answer (the original worker's shape). */
 function envelope(data: unknown, dataInfo: string, helpText: string, dataType: string | null = null): object {
@@ -99,7 +122,7 @@ export class WorkerAuthController {
   @ApiOkResponse({ type: ValidSessionEnvelopeDto, description: 'Valid Session; Set-Cookie tb_session' })
   @unauthorized
   async validateSession(
-    @Body() body: Body,
+    @JsonBody() body: Body,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<object> {
@@ -183,7 +206,7 @@ export class WorkerAuthController {
   @ApiOkResponse({ type: LoggedOutDto, description: 'With Accept: application/json' })
   @ApiBearerAuth()
   @ApiCookieAuth(SESSION_COOKIE_SECURITY)
-  async logout(@Body() body: Body, @Req() request: Request, @Res() response: Response): Promise<void> {
+  async logout(@JsonBody() body: Body, @Req() request: Request, @Res() response: Response): Promise<void> {
     let header: string | null = null;
     try {
       header = bearerToken(request.headers.authorization);
@@ -221,7 +244,7 @@ export class WorkerAuthController {
   @ApiBody({ type: RefreshRequestDto })
   @ApiOkResponse({ type: TokenBundleDto })
   @unauthorized
-  async refresh(@Body() body: Body): Promise<TokenBundle> {
+  async refresh(@JsonBody() body: Body): Promise<TokenBundle> {
     const token = stringField(body, 'refresh_token', 'token');
     if (!token) throw new PlatformError('BAD_REQUEST', 'refresh_token is required');
     return (await this.tokens.refresh(token)).bundle;
@@ -290,7 +313,7 @@ export class WorkerAuthController {
   @ApiAcceptedResponse({ type: MagicLinkRequestedDto })
   @badRequest
   @ApiTooManyRequestsResponse({ description: 'Too many links for this e-mail or IP', type: ErrorResponseDto })
-  async requestMagicLink(@Body() body: Body, @Req() request: Request): Promise<MagicLinkRequestedDto> {
+  async requestMagicLink(@JsonBody() body: Body, @Req() request: Request): Promise<MagicLinkRequestedDto> {
     await this.magic.request(body?.email, request.ip ?? 'unknown', this.baseUrl(request));
     return { status: 'accepted', message: 'If the address can receive mail, a sign-in link is on its way.' };
   }
@@ -321,7 +344,7 @@ export class WorkerAuthController {
   @ApiProduces('text/html')
   @ApiOkResponse({ ...html, description: 'Token bridge (Set-Cookie tb_session)' })
   @ApiUnauthorizedResponse({ ...html, description: 'Expired or used link: error page' })
-  async magicVerify(@Body() body: Body, @Req() request: Request, @Res() response: Response): Promise<void> {
+  async magicVerify(@JsonBody() body: Body, @Req() request: Request, @Res() response: Response): Promise<void> {
     const token = stringField(body, 'token') ?? (await formField(request, 'token'));
     try {
       const login = await this.magic.consume(token);
