@@ -40,7 +40,7 @@ export function uploadTempRoot(config: { dataDir: string }): string {
 }
 
 /** Counts and hashes bytes on their way to disk, failing once the cap is passed. */
-class HashingLimiter extends Transform {
+export class HashingLimiter extends Transform {
   readonly hash = createHash('sha256');
   size = 0;
 

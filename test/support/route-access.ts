@@ -17,6 +17,18 @@ function need(rule: AccessRule): string {
   return parts.length > 0 ? parts.join(' + ') : 'authenticated';
 }
 
+/** Method names of a controller's prototype and the classes it extends (a controller may inherit routes). */
+function methodNames(prototype: object): string[] {
+  const names = new Set<string>();
+  for (
+    let current: object | null = prototype;
+    current && current !== Object.prototype;
+    current = Object.getPrototypeOf(current)
+  )
+    for (const name of Object.getOwnPropertyNames(current)) names.add(name);
+  return [...names];
+}
+
 /**
  * Every route of a running application with the access it declares: `signed-url` (credentials ignored),
  * or the service's strategies in order and the need, e.g. `jwt: public`, `jwt: admin`,
@@ -34,8 +46,8 @@ export function declaredRouteAccess(app: INestApplication): Record<string, strin
       if (!controller) continue;
       const prefixes = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
       const classRule: AccessRule | undefined = Reflect.getMetadata(ACCESS_METADATA, controller);
-      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-        const handler = controller.prototype[name];
+      for (const name of methodNames(controller.prototype)) {
+        const handler = (controller.prototype as Record<string, unknown>)[name] as object;
         if (name === 'constructor' || typeof handler !== 'function') continue;
         const paths = Reflect.getMetadata(PATH_METADATA, handler);
         if (paths === undefined) continue;

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { INestApplication } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import {
@@ -9,6 +10,7 @@ import {
   type HttpWorkerAppExtras,
   type RunningHttpWorker,
 } from '../../src/apps/http-worker.app-module.js';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { loadConfig, type PlatformConfig } from '../../src/config/config.js';
 import { ApiClient } from './api-client.js';
@@ -87,6 +89,70 @@ export async function startHttpWorker(
       await worker.drain(0).catch(() => undefined);
       await provisioned.dispose();
       await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SpawnedHttpWorker {
+  baseUrl: string;
+  pid: number;
+  child: ChildProcess;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code (null when killed by a signal) once the process ends. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL if still running (after-all safety net). */
+  kill(): void;
+}
+
+const REGISTER_TS = fileURLToPath(new URL('./ts-register.mjs', import.meta.url));
+const MAIN_TS = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+/**
+ * Starts `tb worker http --port 0` as a separate OS process (the TypeScript sources, compiled on load by
+ * ts-loader.mjs) and resolves once it prints its address. `env` is the worker's whole configuration
+ * beyond PATH (PLATFORM_JWT_SECRET defaults to the tests' secret).
+ */
+export async function spawnHttpWorker(env: Record<string, string>, args: string[] = []): Promise<SpawnedHttpWorker> {
+  const child = spawn(process.execPath, ['--import', REGISTER_TS, MAIN_TS, 'worker', 'http', '--port', '0', ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PLATFORM_JWT_SECRET: TEST_SECRET,
+      HTTP_WORKER_HOST: '127.0.0.1',
+      LOG_FORMAT: 'json',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start within 60 s:\n${output}`)), 60_000);
+    const onData = () => {
+      const match = /ready at (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited before it was ready (${code ?? signal}):\n${output}`));
+    });
+  });
+  return {
+    baseUrl,
+    pid: child.pid!,
+    child,
+    output: () => output,
+    exited,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
 }

@@ -1,11 +1,59 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppCoreService, FunctionRegistryService, Result } from '../app-core/index.js';
+import { effectiveLevel } from '../../auth/access-check.js';
+import type { AuthenticatedRequest } from '../../auth/principal.js';
+import { PlatformError } from '../../common/errors.js';
+import { requestIdOf } from '../../common/request-id.middleware.js';
+import {
+  AppCoreService,
+  FunctionRegistryService,
+  Result,
+  httpMethodsFor,
+  type Caller,
+  type FunctionEntry,
+} from '../app-core/index.js';
+import { decideAccess } from './function-access.js';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
+import { readRequestArguments } from './request-kwargs.js';
+import { sendOutcome } from './result-response.js';
 
-/** Turns an HTTP request into a function call and its outcome into the HTTP answer. */
+/** What a function registered with `request_as_kwarg` receives as its `request` keyword argument. */
+export interface FunctionRequest {
+  method: string;
+  path: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  body: unknown;
+  client_ip: string;
+  request_id: string;
+  /** The caller's session, or null when anonymous. */
+  session: {
+    user_id: string;
+    user_name: string;
+    email: string | null;
+    level: number;
+    session_id: string | null;
+    via: string;
+  } | null;
+}
+
+/** The methods a function answers, with HEAD wherever GET is (the `Allow` header of a 405). */
+function allowedMethods(entry: FunctionEntry): string[] {
+  const methods: string[] = httpMethodsFor(entry);
+  if (methods.includes('GET')) methods.push('HEAD');
+  return methods;
+}
+
+/**
+ * Turns an HTTP request into an application-core call: 404 unless the function exists with `api: true`,
+ * 405 (with `Allow`) for a method it does not answer, 401/403 by the access rule (function-access.ts),
+ * then kwargs from query, form and JSON, the caller from the session, and the outcome as HTTP.
+ */
 @Injectable()
 export class FunctionGateway {
+  private readonly methodsCache = new WeakMap<FunctionEntry, string[]>();
+
   constructor(
     private readonly functions: FunctionRegistryService,
     private readonly core: AppCoreService,
@@ -15,15 +63,85 @@ export class FunctionGateway {
   async handle(moduleName: string, functionName: string, request: Request, response: Response): Promise<void> {
     const entry = this.functions.get(`${moduleName}.${functionName}`);
     if (entry === undefined || !entry.options.api) {
-      response
-        .status(404)
-        .json(Result.defaultUserError('function not found', 404, { dataInfo: `${moduleName}.${functionName}` }));
+      throw new PlatformError('NOT_FOUND', `No API function ${moduleName}.${functionName}`);
+    }
+    const allowed = this.methodsOf(entry);
+    if (!allowed.includes(request.method)) {
+      response.setHeader('Allow', allowed.join(', '));
+      if (request.method === 'OPTIONS') {
+        response.status(204).end();
+        return;
+      }
+      response.status(405).json(
+        Result.defaultUserError(`${entry.key} answers ${allowed.join(', ')}, not ${request.method}`, 405, {
+          dataInfo: entry.key,
+        }),
+      );
       return;
     }
-    const outcome = await this.core.runFunction(entry.key, {
-      kwargs: { ...(request.query as Record<string, unknown>) },
-      caller: { level: 0, userId: null, transport: 'http' },
+    const authenticated = request as Request & AuthenticatedRequest;
+    const principal = authenticated.principal;
+    const callerLevel = principal ? effectiveLevel(authenticated) : null;
+    const decision = decideAccess({
+      module: entry.module,
+      functionName: entry.functionName,
+      required: entry.options.level,
+      callerLevel,
+      openModules: this.options.openModules,
     });
-    response.json(outcome);
+    if (!decision.allowed) {
+      throw new PlatformError(decision.status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', decision.message);
+    }
+
+    const requestId = requestIdOf(request);
+    const call = await readRequestArguments(request, response, this.options);
+    try {
+      const caller: Caller = {
+        level: callerLevel ?? 0,
+        userId: principal?.platformUserId ?? null,
+        transport: 'http',
+      };
+      const outcome = await this.core.runFunction(entry.key, {
+        kwargs: call.kwargs,
+        caller,
+        request: entry.options.requestAsKwarg ? this.requestArgument(authenticated, call.body, requestId) : undefined,
+      });
+      await sendOutcome(outcome, request, response, requestId);
+    } finally {
+      await call.cleanup();
+    }
+  }
+
+  private methodsOf(entry: FunctionEntry): string[] {
+    let methods = this.methodsCache.get(entry);
+    if (methods === undefined) {
+      methods = allowedMethods(entry);
+      this.methodsCache.set(entry, methods);
+    }
+    return methods;
+  }
+
+  private requestArgument(request: Request & AuthenticatedRequest, body: unknown, requestId: string): FunctionRequest {
+    const principal = request.principal;
+    return {
+      method: request.method,
+      path: request.path,
+      url: request.originalUrl,
+      headers: { ...request.headers },
+      query: { ...(request.query as Record<string, unknown>) },
+      body,
+      client_ip: request.ip ?? request.socket.remoteAddress ?? '',
+      request_id: requestId,
+      session: principal
+        ? {
+            user_id: principal.platformUserId,
+            user_name: principal.username,
+            email: principal.email,
+            level: effectiveLevel(request),
+            session_id: principal.sessionId ?? null,
+            via: principal.strategy,
+          }
+        : null,
+    };
   }
 }

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { FunctionApiController } from './function-api.controller.js';
 import { FunctionGateway } from './function-gateway.js';
+import { NetworkController } from './network.controller.js';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
 import { WorkerHealthController } from './worker-health.controller.js';
 import { WorkerLifecycle } from './worker-lifecycle.js';
@@ -17,7 +18,7 @@ export class HttpWorkerModule {
     return {
       module: HttpWorkerModule,
       imports: [core],
-      controllers: [WorkerHealthController, FunctionApiController],
+      controllers: [WorkerHealthController, NetworkController, FunctionApiController],
       providers: [{ provide: HTTP_WORKER_OPTIONS, useValue: options }, WorkerMetrics, WorkerLifecycle, FunctionGateway],
       exports: [WorkerLifecycle, WorkerMetrics],
     };

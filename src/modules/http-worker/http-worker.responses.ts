@@ -49,3 +49,32 @@ export class IpAnswerDto {
   @ApiProperty({ type: Boolean, description: 'Loopback or private address' })
   local: boolean;
 }
+
+export class ResultPayloadDto {
+  @ApiProperty({ type: String, example: 'native' }) data_to: string;
+  @ApiProperty({ type: String, example: '' }) data_info: string;
+  @ApiProperty({ description: "The function's data (any JSON value)", nullable: true }) data: unknown;
+  @ApiProperty({ type: String, example: 'object' }) data_type: string;
+}
+
+export class ResultInfoDto {
+  @ApiProperty({
+    type: Number,
+    example: 0,
+    description: '0 (or 200) on success; an HTTP status or a negative code on error',
+  })
+  exec_code: number;
+
+  @ApiProperty({ type: String, example: 'OK' }) help_text: string;
+}
+
+/** The application core's Result on the wire (src/modules/app-core/result.ts). */
+export class ResultWireDto {
+  @ApiProperty({ type: String, enum: ['none', 'InputError', 'InternalError', 'CustomError'] }) error: string;
+  @ApiProperty({ nullable: true }) origin: unknown;
+  @ApiProperty({ type: ResultPayloadDto }) result: ResultPayloadDto;
+  @ApiProperty({ type: ResultInfoDto }) info: ResultInfoDto;
+
+  @ApiProperty({ type: String, required: false, description: 'Server errors (5xx) only: quote it when reporting' })
+  request_id?: string;
+}

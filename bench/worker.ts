@@ -1,0 +1,237 @@
+/**
+ * HTTP worker benchmark (issue 12): throughput and latency of a trivial application-core function through
+ * `tb worker http` (`GET /api/bench/openTrivial`: routing, the auth guard, the access rule, the runner, the
+ * Result as JSON) against a bare NestJS route answering the same JSON on the same machine. Goal: the worker
+ * reaches at least 70 % of bare Nest's requests per second.
+ *
+ * Both servers run as separate processes, one at a time: the worker is the real `tb worker http` with a
+ * bench mod placed in MODS_DIR; bare Nest is this script in `--serve-bare-nest` mode (NestFactory.create, one
+ * controller, no logger). The load generator is wrk when installed (`apt-get install wrk`), else a Node client.
+ *
+ * Run after `npm run build`: `node dist/bench/worker.js [--seconds 10] [--connections 50]`.
+ * The WebSocket part (echo messages/s with 1,000 connections) is bench/ws-worker.ts.
+ */
+import 'reflect-metadata';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    'serve-bare-nest': { type: 'boolean', default: false },
+  },
+});
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const here = dirname(fileURLToPath(import.meta.url));
+const mainScript = join(here, '..', 'src', 'main.js');
+const SECRET = 'bench-secret-0123456789abcdefghijkl';
+const PATH_WORKER = '/api/bench/openTrivial';
+const PATH_BARE = '/api/bench/trivial';
+
+/** The same answer the worker gives (the whole Result), so both serialise the same JSON. */
+const TRIVIAL_RESULT = {
+  error: 'none',
+  origin: null,
+  result: { data_to: 'native', data_info: '', data: 'ok', data_type: 'string' },
+  info: { exec_code: 0, help_text: 'OK' },
+};
+
+@Controller('api/bench')
+class BareController {
+  @Get('trivial')
+  trivial() {
+    return TRIVIAL_RESULT;
+  }
+}
+
+@Module({ controllers: [BareController] })
+class BareModule {}
+
+async function serveBareNest(): Promise<void> {
+  const app = await NestFactory.create(BareModule, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  console.log(`Bare Nest ready at http://127.0.0.1:${port}`);
+}
+
+/** A mod placed by hand in MODS_DIR: one open (no session needed) function returning a constant. */
+async function writeBenchMod(modsDir: string): Promise<void> {
+  const directory = join(modsDir, 'bench-mod');
+  await mkdir(directory, { recursive: true });
+  await writeFile(
+    join(directory, 'tb-mod.json'),
+    JSON.stringify({
+      name: 'bench-mod',
+      version: '1.0.0',
+      entry: 'index.js',
+      dependencies: [],
+      toolbox_version: '>=0.1.0 <1',
+    }),
+  );
+  await writeFile(
+    join(directory, 'index.js'),
+    `export class BenchMod {
+  static modName = 'bench';
+  static exports = { openTrivial: { api: true } };
+  openTrivial() { return 'ok'; }
+}
+`,
+  );
+}
+
+async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  child.stdout!.resume();
+  return { child, baseUrl };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface LoadFigures {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  client: string;
+}
+
+function wrkLoad(url: string): LoadFigures | null {
+  if (spawnSync('sh', ['-c', 'command -v wrk']).status !== 0) return null;
+  const run = (duration: number) =>
+    spawnSync('wrk', ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', url], { encoding: 'utf8' }).stdout;
+  run(2);
+  const output = run(seconds);
+  const milliseconds = (label: string) => {
+    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
+    return match ? Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[match[2]] : NaN;
+  };
+  return {
+    requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 0),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
+    p50: milliseconds('50'),
+    p99: milliseconds('99'),
+    errors: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+    client: `wrk -t2 -c${connections}`,
+  };
+}
+
+async function nodeLoad(url: string): Promise<LoadFigures> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const latencies: number[] = [];
+  let errors = 0;
+  const get = () =>
+    new Promise<number>((resolve) => {
+      const started = process.hrtime.bigint();
+      http
+        .get(url, { agent }, (response) => {
+          response.resume();
+          response.on('end', () =>
+            resolve(response.statusCode === 200 ? Number(process.hrtime.bigint() - started) / 1e6 : -1),
+          );
+        })
+        .on('error', () => resolve(-1));
+    });
+  await Promise.all(Array.from({ length: 500 }, get));
+  const deadline = Date.now() + seconds * 1000;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < deadline) {
+        const latency = await get();
+        if (latency < 0) errors += 1;
+        else latencies.push(latency);
+      }
+    }),
+  );
+  const elapsed = (Date.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return {
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    errors,
+    client: `Node http client, ${connections} sockets`,
+  };
+}
+
+async function measure(url: string): Promise<LoadFigures> {
+  const probe = await fetch(url);
+  if (probe.status !== 200) throw new Error(`${url} answered ${probe.status}: ${await probe.text()}`);
+  return wrkLoad(url) ?? (await nodeLoad(url));
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tb-bench-worker-'));
+  try {
+    await writeBenchMod(join(dataDir, 'mods'));
+    const bare = await startProcess(
+      [fileURLToPath(import.meta.url), '--serve-bare-nest'],
+      {},
+      /Bare Nest ready at (http:\/\/[^\s]+)/,
+    );
+    const bareFigures = await measure(`${bare.baseUrl}${PATH_BARE}`);
+    await stop(bare.child);
+
+    const worker = await startProcess(
+      [mainScript, 'worker', 'http', '--port', '0', '--worker-id', 'bench'],
+      { PLATFORM_JWT_SECRET: SECRET, DATA_DIR: dataDir, HTTP_WORKER_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      /ready at (http:\/\/[\d.:]+)/,
+    );
+    const workerFigures = await measure(`${worker.baseUrl}${PATH_WORKER}`);
+    await stop(worker.child);
+
+    const row = (label: string, figures: LoadFigures) =>
+      `| ${label} | ${figures.rps.toFixed(0)} | ${figures.p50.toFixed(2)} | ${figures.p99.toFixed(2)} | ${figures.errors} |`;
+    console.log(`\nHTTP worker vs bare NestJS — ${seconds} s per server, ${bareFigures.client}, one process each\n`);
+    console.log('| Server | req/s | p50 ms | p99 ms | errors |');
+    console.log('|---|---|---|---|---|');
+    console.log(row(`bare NestJS route (GET ${PATH_BARE})`, bareFigures));
+    console.log(row(`tb worker http (GET ${PATH_WORKER})`, workerFigures));
+    const ratio = workerFigures.rps / bareFigures.rps;
+    console.log(
+      `\nworker / bare Nest: ${(ratio * 100).toFixed(1)} % (goal ≥ 70 %) — ${ratio >= 0.7 ? 'met' : 'NOT met'}`,
+    );
+    // The WebSocket worker's figures (echo messages/s, 1,000 connections): bench/ws-worker.ts.
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (values['serve-bare-nest']) {
+  await serveBareNest();
+} else {
+  await main();
+}

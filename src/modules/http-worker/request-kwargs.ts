@@ -1,0 +1,176 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { urlencoded } from 'body-parser';
+import busboy from 'busboy';
+import type { Request, Response } from 'express';
+import { PlatformError } from '../../common/errors.js';
+import { HashingLimiter } from '../../common/multipart-reader.js';
+
+/** An uploaded file as a function receives it (a keyword argument named after the form field). */
+export interface UploadedFileArgument {
+  filename: string;
+  content_type: string;
+  /** Where the bytes are on disk; removed once the function's answer is sent. */
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+export interface RequestArguments {
+  kwargs: Record<string, unknown>;
+  /** The parsed body (JSON or form fields), for `request_as_kwarg`. */
+  body: unknown;
+  /** Removes uploaded files; always call it once the answer is sent. */
+  cleanup(): Promise<void>;
+}
+
+export interface KwargLimits {
+  uploadDir: string;
+  uploadMaxBytes: number;
+  bodyLimitBytes: number;
+}
+
+const MAX_FILES = 20;
+const MAX_FIELDS = 200;
+const NOTHING_TO_CLEAN = async () => undefined;
+
+/**
+ * A call's keyword arguments: the query string, then form fields (urlencoded or multipart, files streamed
+ * to disk under the cap), then the JSON body's fields — a later source wins. A repeated query or form key
+ * becomes an array.
+ */
+export async function readRequestArguments(
+  request: Request,
+  response: Response,
+  limits: KwargLimits,
+): Promise<RequestArguments> {
+  const kwargs: Record<string, unknown> = {};
+  const query = request.query as Record<string, unknown>;
+  for (const name in query) kwargs[name] = query[name];
+  if (request.method === 'GET' || request.method === 'HEAD')
+    return { kwargs, body: undefined, cleanup: NOTHING_TO_CLEAN };
+
+  const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
+  if (contentType.startsWith('multipart/form-data')) {
+    const form = await readMultipartForm(request, limits);
+    Object.assign(kwargs, form.fields, form.files);
+    return { kwargs, body: form.fields, cleanup: form.cleanup };
+  }
+  if (contentType.startsWith('application/x-www-form-urlencoded')) {
+    const fields = await readUrlencoded(request, response, limits.bodyLimitBytes);
+    Object.assign(kwargs, fields);
+    return { kwargs, body: fields, cleanup: NOTHING_TO_CLEAN };
+  }
+  // JSON was parsed by the app's body parser (createHttpApp).
+  const body: unknown = request.body;
+  if (body !== undefined && body !== null && !(typeof body === 'object' && Object.keys(body).length === 0)) {
+    if (typeof body !== 'object' || Array.isArray(body))
+      throw new PlatformError('BAD_REQUEST', 'The JSON body must be an object of keyword arguments');
+    Object.assign(kwargs, body);
+  }
+  return { kwargs, body, cleanup: NOTHING_TO_CLEAN };
+}
+
+function readUrlencoded(request: Request, response: Response, limit: number): Promise<Record<string, unknown>> {
+  const parse = urlencoded({ extended: false, limit, parameterLimit: MAX_FIELDS });
+  return new Promise((resolve, reject) => {
+    parse(request, response, (error?: unknown) => {
+      if (error) reject(error);
+      else resolve({ ...((request.body as Record<string, unknown> | undefined) ?? {}) });
+    });
+  });
+}
+
+function addField(target: Record<string, unknown>, name: string, value: unknown): void {
+  if (!(name in target)) target[name] = value;
+  else if (Array.isArray(target[name])) (target[name] as unknown[]).push(value);
+  else target[name] = [target[name], value];
+}
+
+/** Streams a multipart body: fields into memory (capped), every file to its own file under `uploadDir`. */
+async function readMultipartForm(
+  request: Request,
+  limits: KwargLimits,
+): Promise<{ fields: Record<string, unknown>; files: Record<string, unknown>; cleanup(): Promise<void> }> {
+  await mkdir(limits.uploadDir, { recursive: true });
+  const directory = await mkdtemp(join(limits.uploadDir, 'call-'));
+  const cleanup = () => rm(directory, { recursive: true, force: true });
+  const fields: Record<string, unknown> = {};
+  const files: Record<string, unknown> = {};
+  const pending: Promise<void>[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let parser: busboy.Busboy;
+      try {
+        parser = busboy({
+          headers: request.headers,
+          limits: {
+            fieldSize: limits.bodyLimitBytes,
+            fields: MAX_FIELDS,
+            files: MAX_FILES,
+            parts: MAX_FIELDS + MAX_FILES,
+          },
+        });
+      } catch (error) {
+        reject(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`));
+        return;
+      }
+      let failed = false;
+      const fail = (error: unknown) => {
+        if (failed) return;
+        failed = true;
+        request.unpipe(parser);
+        request.resume();
+        reject(error);
+      };
+      let count = 0;
+      parser.on('field', (name, value, info) => {
+        if (info.valueTruncated) fail(new PlatformError('PAYLOAD_TOO_LARGE', `Field "${name}" is too large`));
+        else addField(fields, name, value);
+      });
+      parser.on('file', (name, stream, info) => {
+        count += 1;
+        const path = join(directory, `file-${count}`);
+        const limiter = new HashingLimiter(limits.uploadMaxBytes);
+        const upload: UploadedFileArgument = {
+          filename: info.filename ?? 'upload',
+          content_type: info.mimeType,
+          path,
+          size: 0,
+          sha256: '',
+        };
+        addField(files, name, upload);
+        pending.push(
+          pipeline(stream, limiter, createWriteStream(path)).then(
+            () => {
+              upload.size = limiter.size;
+              upload.sha256 = limiter.hash.digest('hex');
+            },
+            (error: unknown) => {
+              stream.resume();
+              fail(error);
+            },
+          ),
+        );
+      });
+      parser.on('filesLimit', () => fail(new PlatformError('BAD_REQUEST', `At most ${MAX_FILES} files per call`)));
+      parser.on('fieldsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many fields')));
+      parser.on('partsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many parts')));
+      parser.on('error', (error) =>
+        fail(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`)),
+      );
+      parser.on('close', () => {
+        Promise.all(pending).then(() => (failed ? undefined : resolve()), fail);
+      });
+      request.on('aborted', () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client')));
+      request.pipe(parser);
+    });
+  } catch (error) {
+    await Promise.allSettled(pending);
+    await cleanup();
+    throw error;
+  }
+  return { fields, files, cleanup };
+}
