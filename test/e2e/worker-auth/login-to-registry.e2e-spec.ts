@@ -8,6 +8,7 @@ import {
   type SpawnedHttpWorker,
 } from '../../support/worker-under-test.js';
 import type { PlatformConfig } from '../../../src/config/config.js';
+import { eventually } from '../../support/eventually.js';
 
 /** The environment that points another process at the same database and Redis as `config`. */
 function sameStorage(config: PlatformConfig): Record<string, string> {
@@ -111,5 +112,75 @@ describe.each(backends())('Login by magic link, then the registry, on $name', (b
       display_name: 'Late',
     });
     expect(refused.status).toBe(401);
+  });
+
+  it('without SMTP_URL writes the magic link to the log, and without OAuth credentials answers 503', async () => {
+    const email = `logged-${Date.now().toString(36)}@example.test`;
+    const requested = await fetch(`${other.baseUrl}/auth/magic/request`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
+    expect(requested.status).toBe(202);
+    const line = await eventually(
+      async () => other.output(),
+      (output) => output.includes(`Magic link for ${email}`),
+    );
+    const link = new RegExp(
+      `Magic link for ${email.replace(/[.]/g, '\\.')}: (\\S+/auth/magic/verify\\?token=[\\w-]+)`,
+    ).exec(line)![1];
+    expect(link.startsWith(other.baseUrl)).toBe(true);
+    const answer = await fetch(`${other.baseUrl}/auth/magic/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: new URL(link).searchParams.get('token')! }).toString(),
+    });
+    expect(answer.status).toBe(200);
+    // NODE_ENV=development: the cookie works over plain HTTP.
+    expect(answer.headers.get('set-cookie')).toMatch(
+      /^tb_session=[^;]+; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/,
+    );
+
+    for (const provider of ['discord', 'google']) {
+      const response = await fetch(`${other.baseUrl}/auth/${provider}/url`);
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as { info: { exec_code: number; help_text: string } };
+      expect(body.info).toEqual({
+        exec_code: 503,
+        help_text: `${provider} login is not configured: set ${provider.toUpperCase()}_CLIENT_ID and ${provider.toUpperCase()}_CLIENT_SECRET`,
+      });
+      expect((await fetch(`${other.baseUrl}/auth/${provider}/callback?code=a&state=b`)).status).toBe(503);
+    }
+  });
+
+  it("documents every WorkerAuth route with typed responses in the worker's OpenAPI", async () => {
+    const document = (await (await fetch(`${worker.baseUrl}/docs-json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: unknown; description?: string }> }>>;
+    };
+    const expected: Array<[string, string, string]> = [
+      ['/validateSession', 'post', '200'],
+      ['/IsValidSession', 'get', '200'],
+      ['/api_user_data', 'get', '200'],
+      ['/web/logoutS', 'post', '302'],
+      ['/auth/refresh', 'post', '200'],
+      ['/auth/{provider}/url', 'get', '200'],
+      ['/auth/{provider}/callback', 'get', '200'],
+      ['/auth/magic/request', 'post', '202'],
+      ['/auth/magic/verify', 'get', '200'],
+      ['/auth/magic/verify', 'post', '200'],
+    ];
+    for (const [path, method, status] of expected) {
+      const operation = document.paths[path]?.[method];
+      expect({ path, method, documented: Boolean(operation?.responses[status]) }).toEqual({
+        path,
+        method,
+        documented: true,
+      });
+    }
+    // Every success answer names its body: a DTO schema, or text/html for the pages.
+    for (const [path, method, status] of expected.filter(([, , code]) => code.startsWith('2'))) {
+      const typed = Boolean(document.paths[path][method].responses[status].content);
+      expect({ path, method, typed }).toEqual({ path, method, typed: true });
+    }
   });
 });
