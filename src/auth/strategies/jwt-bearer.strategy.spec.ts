@@ -1,7 +1,6 @@
 import { forgeJwt, inAnHour, jwtBearerStrategy, requestWith } from '../../../test/support/auth-fixtures.js';
 import { MemoryAuthStore } from '../shared-store/auth-store.js';
 import { Revocations } from '../shared-store/revocations.js';
-import { JwtBearerStrategy } from './jwt-bearer.strategy.js';
 
 describe('JwtBearerStrategy', () => {
   const store = new MemoryAuthStore();
