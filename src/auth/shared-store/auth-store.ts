@@ -118,11 +118,16 @@ export class DatabaseAuthStore implements AuthStore {
 export class MemoryAuthStore implements AuthStore {
   readonly driver = 'memory' as const;
   private readonly entries = new Map<string, { value: string; expiresAt: number }>();
+  private lastSweep = Date.now();
 
   async put(key: string, value: string, ttlMs: number): Promise<void> {
     checkKey(key);
     const now = Date.now();
-    for (const [other, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(other);
+    // Expired entries go now and then, so idle keys do not accumulate.
+    if (now - this.lastSweep >= 60_000) {
+      this.lastSweep = now;
+      for (const [other, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(other);
+    }
     this.entries.set(key, { value, expiresAt: now + checkTtl(ttlMs) });
   }
 
