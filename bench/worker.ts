@@ -8,7 +8,7 @@
  * bench mod placed in MODS_DIR; bare Nest is this script in `--serve-bare-nest` mode (NestFactory.create, one
  * controller, no logger). The load generator is wrk when installed (`apt-get install wrk`), else a Node client.
  *
- * Run after `npm run build`: `node dist/bench/worker.js [--seconds 10] [--connections 50]`.
+ * Run after `npm run build`: `node dist/bench/worker.js [--seconds 10] [--connections 50] [--rounds 3]`.
  * The WebSocket part (echo messages/s with 1,000 connections) is bench/ws-worker.ts.
  */
 import 'reflect-metadata';
@@ -26,11 +26,13 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '3' },
     'serve-bare-nest': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
+const rounds = Math.max(1, Number(values.rounds));
 const here = dirname(fileURLToPath(import.meta.url));
 const mainScript = join(here, '..', 'src', 'main.js');
 const SECRET = 'bench-secret-0123456789abcdefghijkl';
@@ -193,8 +195,20 @@ async function measure(url: string): Promise<LoadFigures> {
   return wrkLoad(url) ?? (await nodeLoad(url));
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** The median run by req/s of several (the machine may be shared: alternating rounds spread the noise evenly). */
+function medianRun(runs: LoadFigures[]): LoadFigures {
+  const rps = median(runs.map((run) => run.rps));
+  return runs.find((run) => run.rps === rps)!;
+}
+
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-bench-worker-'));
+  const servers: ChildProcess[] = [];
   try {
     await writeBenchMod(join(dataDir, 'mods'));
     const bare = await startProcess(
@@ -202,30 +216,40 @@ async function main(): Promise<void> {
       {},
       /Bare Nest ready at (http:\/\/[^\s]+)/,
     );
-    const bareFigures = await measure(`${bare.baseUrl}${PATH_BARE}`);
-    await stop(bare.child);
-
+    servers.push(bare.child);
     const worker = await startProcess(
       [mainScript, 'worker', 'http', '--port', '0', '--worker-id', 'bench'],
       { PLATFORM_JWT_SECRET: SECRET, DATA_DIR: dataDir, HTTP_WORKER_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       /ready at (http:\/\/[\d.:]+)/,
     );
-    const workerFigures = await measure(`${worker.baseUrl}${PATH_WORKER}`);
-    await stop(worker.child);
+    servers.push(worker.child);
 
-    const row = (label: string, figures: LoadFigures) =>
-      `| ${label} | ${figures.rps.toFixed(0)} | ${figures.p50.toFixed(2)} | ${figures.p99.toFixed(2)} | ${figures.errors} |`;
-    console.log(`\nHTTP worker vs bare NestJS — ${seconds} s per server, ${bareFigures.client}, one process each\n`);
-    console.log('| Server | req/s | p50 ms | p99 ms | errors |');
-    console.log('|---|---|---|---|---|');
-    console.log(row(`bare NestJS route (GET ${PATH_BARE})`, bareFigures));
-    console.log(row(`tb worker http (GET ${PATH_WORKER})`, workerFigures));
+    // Both servers idle while the other is measured; rounds alternate.
+    const bareRuns: LoadFigures[] = [];
+    const workerRuns: LoadFigures[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      bareRuns.push(await measure(`${bare.baseUrl}${PATH_BARE}`));
+      workerRuns.push(await measure(`${worker.baseUrl}${PATH_WORKER}`));
+    }
+    const bareFigures = medianRun(bareRuns);
+    const workerFigures = medianRun(workerRuns);
+
+    const row = (label: string, figures: LoadFigures, runs: LoadFigures[]) =>
+      `| ${label} | ${figures.rps.toFixed(0)} | ${figures.p50.toFixed(2)} | ${figures.p99.toFixed(2)} | ${runs.map((run) => run.rps.toFixed(0)).join(' / ')} | ${figures.errors} |`;
+    console.log(
+      `\nHTTP worker vs bare NestJS — ${rounds} alternating rounds of ${seconds} s, ${bareFigures.client}, one process each (median round shown)\n`,
+    );
+    console.log('| Server | req/s | p50 ms | p99 ms | req/s per round | errors |');
+    console.log('|---|---|---|---|---|---|');
+    console.log(row(`bare NestJS route (GET ${PATH_BARE})`, bareFigures, bareRuns));
+    console.log(row(`tb worker http (GET ${PATH_WORKER})`, workerFigures, workerRuns));
     const ratio = workerFigures.rps / bareFigures.rps;
     console.log(
       `\nworker / bare Nest: ${(ratio * 100).toFixed(1)} % (goal ≥ 70 %) — ${ratio >= 0.7 ? 'met' : 'NOT met'}`,
     );
     // The WebSocket worker's figures (echo messages/s, 1,000 connections): bench/ws-worker.ts.
   } finally {
+    for (const server of servers) await stop(server);
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -39,7 +39,7 @@ export interface HttpAppOptions {
    * Cross-origin requests: off unless the service lists the origins it answers (a list, or a function
    * deciding per origin, as the HTTP worker's localhost/Tauri rule).
    */
-  cors?: { origins: string[] | ((origin: string) => boolean); credentials?: boolean } | false;
+  cors?: { origins: string[] | ((origin: string) => boolean); credentials?: boolean; maxAgeSeconds?: number } | false;
   /**
    * Close the app on SIGTERM/SIGINT (Nest's shutdown hooks; default true). A service that drains in-flight
    * requests first (the HTTP worker) turns them off and handles the signal itself.
@@ -68,6 +68,7 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
               answer(null, origin !== undefined && allowed(origin))
           : allowed,
       credentials: options.cors.credentials ?? false,
+      ...(options.cors.maxAgeSeconds !== undefined ? { maxAge: options.cors.maxAgeSeconds } : {}),
     });
   }
   app.use(requestIdMiddleware);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Module, type DynamicModule, type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
@@ -19,11 +20,11 @@ export function httpWorkerAuth(config: PlatformConfig): AuthModuleOptions {
   return { strategies: ['session-cookie', 'jwt'], sessionCookie: { secure: config.httpWorker.secureCookies } };
 }
 
-/** The worker's options from its configuration section; the id defaults to `http-<pid>`. */
+/** The worker's options from its configuration section; the id defaults to `http_<8 hex>` (seed 02 C: `<type>_<hex>`). */
 export function httpWorkerOptionsFrom(config: PlatformConfig): HttpWorkerOptions {
   const section = config.httpWorker;
   return {
-    workerId: section.workerId ?? `http-${process.pid}`,
+    workerId: section.workerId ?? `http_${randomBytes(4).toString('hex')}`,
     openModules: section.openModules,
     uploadMaxBytes: section.uploadMaxBytes,
     uploadDir: section.uploadDir,
@@ -70,7 +71,7 @@ export class HttpWorkerAppModule {
   }
 }
 
-/** The worker's HTTP choices: Result-shaped errors, Swagger at /docs (its routes own /api), CORS, its own drain. */
+/** The worker's HTTP choices: Result-shaped errors, Swagger at /docs/api (its routes own /api), CORS, its own drain. */
 export function httpWorkerHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   return {
     title: 'Toolbox Platform — HTTP worker',
@@ -79,10 +80,11 @@ export function httpWorkerHttpAppOptions(config: PlatformConfig): HttpAppOptions
     debug: config.debug,
     log: config.log,
     errorFormat: 'result',
-    docsPath: 'docs',
+    docsPath: 'docs/api',
     apiVersion: config.version,
     bodyLimit: config.httpWorker.bodyLimitBytes,
-    cors: { origins: corsOriginRule(config.httpWorker.corsOrigins), credentials: true },
+    // Browsers may cache a preflight for a day, as the original worker allowed.
+    cors: { origins: corsOriginRule(config.httpWorker.corsOrigins), credentials: true, maxAgeSeconds: 86400 },
     auth: httpWorkerAuth(config),
     shutdownHooks: false,
   };

@@ -38,7 +38,7 @@ async function runHttpWorker(argv: string[], io: CommandIo): Promise<number> {
   });
   const worker = await startHttpWorkerApp(config);
   io.out(
-    `HTTP worker ${worker.lifecycle.workerId} ready at ${worker.url}  (functions: ${worker.url}/api/{module}/{function}; docs: ${worker.url}/docs)`,
+    `HTTP worker ${worker.lifecycle.workerId} ready at ${worker.url}  (functions: ${worker.url}/api/{module}/{function}; docs: ${worker.url}/docs/api)`,
   );
   stopOnSignal(worker, io);
   return -1;

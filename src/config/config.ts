@@ -28,7 +28,7 @@ export interface WorkerPoolConfig {
 
 /** The HTTP workers (seed 02 B/C): `tb worker http`, serving the application core at `/api/{module}/{function}`. */
 export interface HttpWorkerConfig extends WorkerPoolConfig {
-  /** WORKER_ID (or `--worker-id`): this process's name in /health and logs; `http-<pid>` when unset. */
+  /** WORKER_ID (or `--worker-id`): this process's name in /health and logs; `http_<8 hex>` (seed 02 C shape) when unset. */
   workerId: string | null;
   /** CORS_ORIGINS: origins answered with credentials besides Tauri and any-port localhost / 127.0.0.1. */
   corsOrigins: string[];

@@ -6,7 +6,7 @@ export interface ClientLogEntry {
   source: string | null;
 }
 
-export const CLIENT_LOG_MAX_ENTRIES = 100;
+export const CLIENT_LOG_MAX_ENTRIES = 200;
 export const CLIENT_LOG_MAX_MESSAGE = 2000;
 
 const LEVELS: Record<string, ClientLogEntry['level']> = {

@@ -14,7 +14,7 @@ import {
 } from '../app-core/index.js';
 import { decideAccess } from './function-access.js';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
-import { readRequestArguments } from './request-kwargs.js';
+import { readRequestArguments, type RequestArguments } from './request-kwargs.js';
 import { sendOutcome } from './result-response.js';
 
 /** What a function registered with `request_as_kwarg` receives as its `request` keyword argument. */
@@ -23,8 +23,11 @@ export interface FunctionRequest {
   path: string;
   url: string;
   headers: Record<string, string | string[] | undefined>;
+  content_type: string | null;
   query: Record<string, unknown>;
   body: unknown;
+  /** Uploaded files by form field: `{filename, content_type, path, size, sha256}` (multipart only). */
+  files: Record<string, unknown>;
   client_ip: string;
   request_id: string;
   /** The caller's session, or null when anonymous. */
@@ -104,7 +107,7 @@ export class FunctionGateway {
       const outcome = await this.core.runFunction(entry.key, {
         kwargs: call.kwargs,
         caller,
-        request: entry.options.requestAsKwarg ? this.requestArgument(authenticated, call.body, requestId) : undefined,
+        request: entry.options.requestAsKwarg ? this.requestArgument(authenticated, call, requestId) : undefined,
       });
       await sendOutcome(outcome, request, response, requestId);
     } finally {
@@ -121,15 +124,21 @@ export class FunctionGateway {
     return methods;
   }
 
-  private requestArgument(request: Request & AuthenticatedRequest, body: unknown, requestId: string): FunctionRequest {
+  private requestArgument(
+    request: Request & AuthenticatedRequest,
+    call: Pick<RequestArguments, 'body' | 'files'>,
+    requestId: string,
+  ): FunctionRequest {
     const principal = request.principal;
     return {
       method: request.method,
       path: request.path,
       url: request.originalUrl,
       headers: { ...request.headers },
+      content_type: request.headers['content-type'] ?? null,
       query: { ...(request.query as Record<string, unknown>) },
-      body,
+      body: call.body,
+      files: call.files,
       client_ip: request.ip ?? request.socket.remoteAddress ?? '',
       request_id: requestId,
       session: principal

@@ -31,12 +31,15 @@ export class WorkerMetricsDto {
   @ApiProperty({ type: Boolean }) draining: boolean;
 }
 
-export class ClientLogsAcceptedDto {
+export class ClientLogsAnswerDto {
   @ApiProperty({ type: String, enum: ['ok'] })
   status: 'ok';
 
-  @ApiProperty({ type: Number, description: 'Entries written to the log' })
-  accepted: number;
+  @ApiProperty({
+    type: Number,
+    description: 'Entries written to the log (the original worker answered the same field)',
+  })
+  ingested: number;
 
   @ApiProperty({ type: Number, description: 'Entries dropped (over the per-request count)' })
   dropped: number;

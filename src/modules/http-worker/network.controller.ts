@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
@@ -8,7 +8,7 @@ import { ApiErrors } from '../../common/openapi.js';
 import { geoAnswerFor } from '../app-core/index.js';
 import { parseClientLogs } from './client-logs.js';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
-import { ClientLogsAcceptedDto, IpAnswerDto } from './http-worker.responses.js';
+import { ClientLogsAnswerDto, IpAnswerDto } from './http-worker.responses.js';
 
 /** `/api/ip` (the caller's address, from the probe's pieces) and `POST /api/client-logs` (web and app clients' logs). */
 @ApiTags('worker')
@@ -30,15 +30,15 @@ export class NetworkController {
   }
 
   @Post('client-logs')
-  @HttpCode(202)
+  @HttpCode(200)
   @ApiBody({
     description:
       '{"logs": [{"level": "error", "message": "…", "timestamp": "…", "source": "…"}]}, an array, or one entry',
     schema: { type: 'object' },
   })
-  @ApiAcceptedResponse({ description: 'Written to the worker log', type: ClientLogsAcceptedDto })
+  @ApiOkResponse({ description: 'Written to the worker log', type: ClientLogsAnswerDto })
   @ApiErrors({ 400: 'Not a list of log entries', 413: 'Body over CLIENT_LOG_MAX_BYTES' })
-  clientLogs(@Body() body: unknown, @Req() request: Request & AuthenticatedRequest): ClientLogsAcceptedDto {
+  clientLogs(@Body() body: unknown, @Req() request: Request & AuthenticatedRequest): ClientLogsAnswerDto {
     const declared = Number(request.headers['content-length'] ?? 0);
     const size = declared > 0 ? declared : Buffer.byteLength(JSON.stringify(body ?? null));
     if (size > this.options.clientLogMaxBytes)
@@ -57,6 +57,6 @@ export class NetworkController {
       else if (entry.level === 'debug') this.clientLogger.debug(line);
       else this.clientLogger.log(line);
     }
-    return { status: 'ok', accepted: parsed.entries.length, dropped: parsed.dropped };
+    return { status: 'ok', ingested: parsed.entries.length, dropped: parsed.dropped };
   }
 }

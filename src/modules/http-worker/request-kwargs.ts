@@ -22,6 +22,8 @@ export interface RequestArguments {
   kwargs: Record<string, unknown>;
   /** The parsed body (JSON or form fields), for `request_as_kwarg`. */
   body: unknown;
+  /** The uploaded files by field (multipart only), for `request_as_kwarg`. */
+  files: Record<string, unknown>;
   /** Removes uploaded files; always call it once the answer is sent. */
   cleanup(): Promise<void>;
 }
@@ -30,6 +32,14 @@ export interface KwargLimits {
   uploadDir: string;
   uploadMaxBytes: number;
   bodyLimitBytes: number;
+}
+
+/** Names that would reach an object's prototype instead of a keyword argument; dropped from every source. */
+const UNSAFE_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Copies `source`'s own fields into `target`, a later source winning, never through the prototype. */
+function assignArguments(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const name of Object.keys(source)) if (!UNSAFE_NAMES.has(name)) target[name] = source[name];
 }
 
 const MAX_FILES = 20;
@@ -47,30 +57,30 @@ export async function readRequestArguments(
   limits: KwargLimits,
 ): Promise<RequestArguments> {
   const kwargs: Record<string, unknown> = {};
-  const query = request.query as Record<string, unknown>;
-  for (const name in query) kwargs[name] = query[name];
+  assignArguments(kwargs, request.query as Record<string, unknown>);
   if (request.method === 'GET' || request.method === 'HEAD')
-    return { kwargs, body: undefined, cleanup: NOTHING_TO_CLEAN };
+    return { kwargs, body: undefined, files: {}, cleanup: NOTHING_TO_CLEAN };
 
   const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
   if (contentType.startsWith('multipart/form-data')) {
     const form = await readMultipartForm(request, limits);
-    Object.assign(kwargs, form.fields, form.files);
-    return { kwargs, body: form.fields, cleanup: form.cleanup };
+    assignArguments(kwargs, form.fields);
+    assignArguments(kwargs, form.files);
+    return { kwargs, body: form.fields, files: form.files, cleanup: form.cleanup };
   }
   if (contentType.startsWith('application/x-www-form-urlencoded')) {
     const fields = await readUrlencoded(request, response, limits.bodyLimitBytes);
-    Object.assign(kwargs, fields);
-    return { kwargs, body: fields, cleanup: NOTHING_TO_CLEAN };
+    assignArguments(kwargs, fields);
+    return { kwargs, body: fields, files: {}, cleanup: NOTHING_TO_CLEAN };
   }
   // JSON was parsed by the app's body parser (createHttpApp).
   const body: unknown = request.body;
   if (body !== undefined && body !== null && !(typeof body === 'object' && Object.keys(body).length === 0)) {
     if (typeof body !== 'object' || Array.isArray(body))
       throw new PlatformError('BAD_REQUEST', 'The JSON body must be an object of keyword arguments');
-    Object.assign(kwargs, body);
+    assignArguments(kwargs, body as Record<string, unknown>);
   }
-  return { kwargs, body, cleanup: NOTHING_TO_CLEAN };
+  return { kwargs, body, files: {}, cleanup: NOTHING_TO_CLEAN };
 }
 
 function readUrlencoded(request: Request, response: Response, limit: number): Promise<Record<string, unknown>> {
@@ -84,7 +94,8 @@ function readUrlencoded(request: Request, response: Response, limit: number): Pr
 }
 
 function addField(target: Record<string, unknown>, name: string, value: unknown): void {
-  if (!(name in target)) target[name] = value;
+  if (UNSAFE_NAMES.has(name)) return;
+  if (!Object.hasOwn(target, name)) target[name] = value;
   else if (Array.isArray(target[name])) (target[name] as unknown[]).push(value);
   else target[name] = [target[name], value];
 }

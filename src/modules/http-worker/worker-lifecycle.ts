@@ -37,16 +37,12 @@ export class WorkerLifecycle {
     this.inFlightCount += 1;
     const started = performance.now();
     if (this.draining) response.setHeader('Connection', 'close');
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
+    // `close` follows every response, finished or cut off (one listener keeps the hot path light).
+    response.once('close', () => {
       this.metrics.record(response.writableFinished ? response.statusCode : 499, performance.now() - started);
       this.inFlightCount -= 1;
       if (this.inFlightCount === 0) this.notifyIdle();
-    };
-    response.once('finish', finish);
-    response.once('close', finish);
+    });
     next();
   };
 

@@ -19,7 +19,7 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
   beforeAll(async () => {
     worker = await startHttpWorker(
       backend,
-      { OPEN_MODULES: 'Worker.Test', HTTP_UPLOAD_MAX_BYTES: '1024' },
+      { OPEN_MODULES: 'Worker.Test', HTTP_UPLOAD_MAX_BYTES: '1024', HTTP_BODY_LIMIT_BYTES: '4096' },
       {
         imports: [HttpWorkerTestModsModule],
       },
@@ -39,6 +39,10 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
         result: { data_to: 'native', data_info: '', data: 'hello', data_type: 'string' },
         info: { exec_code: 0, help_text: 'OK' },
       });
+    });
+
+    it('names itself <type>_<hex> when no worker id is given (seed 02 C)', async () => {
+      expect((await json(await fetch(url('/health')))).worker_id).toMatch(/^http_[0-9a-f]{8}$/);
     });
 
     it('serves the built-in core functions registered with api: true', async () => {
@@ -113,6 +117,38 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
         body: multipart,
       });
       expect((await json(viaMultipart)).result.data).toEqual({ a: 'query', b: 'multipart' });
+    });
+
+    it('never lets a field name reach the prototype of the arguments', async () => {
+      const response = await fetch(url('/api/Worker.Test/echo?__proto__=q&constructor=q&a=1'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"__proto__": {"b": "polluted"}, "prototype": 1, "c": 2}',
+      });
+      expect(response.status).toBe(200);
+      expect((await json(response)).result.data).toEqual({ a: '1', c: 2 });
+      const form = new FormData();
+      form.append('__proto__', 'x');
+      form.append('b', 'ok');
+      const multipart = await fetch(url('/api/Worker.Test/echo'), { method: 'POST', body: form });
+      expect((await json(multipart)).result.data).toEqual({ b: 'ok' });
+    });
+
+    it('refuses a JSON or form body over HTTP_BODY_LIMIT_BYTES with 413', async () => {
+      const big = 'x'.repeat(5000);
+      const viaJson = await fetch(url('/api/Worker.Test/echo'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ a: big }),
+      });
+      expect(viaJson.status).toBe(413);
+      const viaForm = await fetch(url('/api/Worker.Test/echo'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `a=${big}`,
+      });
+      expect(viaForm.status).toBe(413);
+      expect(await json(viaForm)).toMatchObject({ error: 'InputError', info: { exec_code: 413 } });
     });
 
     it('makes a repeated query key an array', async () => {
@@ -196,6 +232,8 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       });
       const request = (await json(posted)).result.data.request;
       expect(request.body).toEqual({ extra: 'x' });
+      expect(request.content_type).toBe('application/json');
+      expect(request.files).toEqual({});
       expect(request.session).toMatchObject({ user_id: USER.id, user_name: 'ada', level: 1, via: 'jwt' });
     });
   });

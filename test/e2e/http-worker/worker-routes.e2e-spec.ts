@@ -98,8 +98,8 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
             ],
           }),
         });
-        expect(response.status).toBe(202);
-        expect(await json(response)).toEqual({ status: 'ok', accepted: 3, dropped: 1 });
+        expect(response.status).toBe(200);
+        expect(await json(response)).toEqual({ status: 'ok', ingested: 3, dropped: 1 });
       } finally {
         for (const spy of spies) spy.mockRestore();
       }
@@ -147,6 +147,7 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
       expect(response.status).toBeLessThan(300);
       expect(response.headers.get('access-control-allow-origin')).toBe(origin);
       expect(response.headers.get('access-control-allow-credentials')).toBe('true');
+      expect(response.headers.get('access-control-max-age')).toBe('86400');
       const simple = await fetch(url('/api/Worker.Test/hello'), { headers: { origin } });
       expect(simple.headers.get('access-control-allow-origin')).toBe(origin);
     });
@@ -194,9 +195,9 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
     });
   });
 
-  it('documents its routes at /docs (Swagger UI) and /docs-json', async () => {
-    expect((await fetch(url('/docs'))).status).toBe(200);
-    const document = await json(await fetch(url('/docs-json')));
+  it('documents its routes at /docs/api (Swagger UI) and /docs/api-json', async () => {
+    expect((await fetch(url('/docs/api'))).status).toBe(200);
+    const document = await json(await fetch(url('/docs/api-json')));
     const paths = Object.keys(document.paths);
     expect(paths).toEqual(
       expect.arrayContaining([
@@ -214,5 +215,18 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
     const operation = document.paths['/api/{module}/{function}'];
     expect(Object.keys(operation).sort()).toEqual(['delete', 'get', 'post', 'put']);
     expect(Object.keys(operation.get.responses).sort()).toEqual(['200', '401', '403', '404', '405', '413', '500']);
+  });
+
+  // Last: the worker stays in the draining state afterwards.
+  it('while draining: /health and HEAD /health answer 503, every answer carries Connection: close', async () => {
+    worker.worker.lifecycle.startDraining();
+    const health = await fetch(url('/health'));
+    expect(health.status).toBe(503);
+    expect(health.headers.get('connection')).toBe('close');
+    expect(await json(health)).toMatchObject({ status: 'draining', worker_id: 'w-routes' });
+    expect((await fetch(url('/health'), { method: 'HEAD' })).status).toBe(503);
+    const ping = await fetch(url('/api/ping'));
+    expect([ping.status, ping.headers.get('connection')]).toEqual([200, 'close']);
+    expect(await json(await fetch(url('/metrics')))).toMatchObject({ draining: true });
   });
 });
