@@ -154,7 +154,7 @@ describe.each(backends())('Login by magic link, then the registry, on $name', (b
   });
 
   it("documents every WorkerAuth route with typed responses in the worker's OpenAPI", async () => {
-    const document = (await (await fetch(`${worker.baseUrl}/docs-json`)).json()) as {
+    const document = (await (await fetch(`${worker.baseUrl}/docs/api-json`)).json()) as {
       paths: Record<string, Record<string, { responses: Record<string, { content?: unknown; description?: string }> }>>;
     };
     const expected: Array<[string, string, string]> = [
