@@ -1,7 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { DatabaseAuthStore } from '../auth/shared-store/auth-store.js';
+import { Revocations } from '../auth/shared-store/revocations.js';
 import { UsageError } from '../common/errors.js';
+import { createDataSourceOptions } from '../database/data-source-options.js';
 import type { CommandIo } from './command-io.js';
 import { runUsersCommand } from './users.command.js';
 
@@ -42,6 +46,18 @@ describe('tb users', () => {
     expect(await runUsersCommand(['set-level', '--', 'ADA@example.test', '-1'], io)).toBe(0);
     const id = /^(usr_[0-9a-f]{24})/.exec(out[0])![1];
     expect(await runUsersCommand(['set-level', id, '2'], io)).toBe(0);
+    // The workers read the same store: the user's older cookie sessions end.
+    const dataSource = new DataSource(
+      createDataSourceOptions({ type: 'sqlite', location: join(dataDir, 'platform.sqlite') }),
+    );
+    await dataSource.initialize();
+    try {
+      const revocations = new Revocations(new DatabaseAuthStore(dataSource));
+      expect(await revocations.isUserSessionRevoked(id, Date.now() / 1000 - 60)).toBe(true);
+      expect(await revocations.isUserSessionRevoked(id, Date.now() / 1000 + 60)).toBe(false);
+    } finally {
+      await dataSource.destroy();
+    }
     out = [];
     await runUsersCommand(['list'], io);
     expect(out[0]).toBe('ID\tLEVEL\tUSERNAME\tEMAIL\tLAST LOGIN');

@@ -1,4 +1,7 @@
+import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
+import { DatabaseAuthStore, RedisAuthStore } from '../auth/shared-store/auth-store.js';
+import { Revocations } from '../auth/shared-store/revocations.js';
 import { accessLevelName, isAccessLevel } from '../auth/access-level.js';
 import { UsageError } from '../common/errors.js';
 import { loadConfig } from '../config/config.js';
@@ -50,8 +53,19 @@ export async function runUsersCommand(argv: string[], io: CommandIo = processIo(
   await migrateDatabase(config.database);
   const dataSource = new DataSource(createDataSourceOptions(config.database));
   await dataSource.initialize();
+  const cleanups: Array<() => Promise<void>> = [];
   try {
-    const users = new UsersService(dataSource.getRepository(UserEntity), dataSource.getRepository(UserIdentityEntity));
+    // Level changes end the user's sessions in the store the workers read (Redis when configured).
+    const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
+    cleanups.push(async () => {
+      await redis?.quit().catch(() => undefined);
+    });
+    const store = redis ? new RedisAuthStore(redis, config.redisPrefix) : new DatabaseAuthStore(dataSource);
+    const users = new UsersService(
+      dataSource.getRepository(UserEntity),
+      dataSource.getRepository(UserIdentityEntity),
+      new Revocations(store),
+    );
     return await reportingDomainErrors(io, async () => {
       if (action === 'create') {
         const user = await users.create({
@@ -101,6 +115,7 @@ export async function runUsersCommand(argv: string[], io: CommandIo = processIo(
       return 0;
     });
   } finally {
+    for (const cleanup of cleanups) await cleanup();
     await dataSource.destroy();
   }
 }

@@ -47,7 +47,7 @@ export class SessionCookies {
 
   issue(
     user: { userId: string; username: string; level: number; email?: string | null },
-    nowSeconds = Math.floor(Date.now() / 1000),
+    nowSeconds = Date.now() / 1000,
   ): IssuedSession {
     const payload: SessionPayload = {
       user_id: user.userId,
@@ -55,8 +55,9 @@ export class SessionCookies {
       user_name: user.username,
       level: user.level,
       email: user.email ?? null,
-      iat: nowSeconds,
-      exp: nowSeconds + this.maxAgeSeconds,
+      // To the millisecond (the original's floats): a session is ordered exactly against a level change.
+      iat: Math.round(nowSeconds * 1000) / 1000,
+      exp: Math.floor(nowSeconds) + this.maxAgeSeconds,
     };
     const token = this.token.sign(payload);
     return {
@@ -72,6 +73,9 @@ export class SessionCookies {
     const payload = this.token.verify(token);
     if (await this.isRevoked(payload.session_id))
       throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (logged out)');
+    // A level change ends the user's older sessions: the level in a cookie never outlives a demotion.
+    if (await this.revocations.isUserSessionRevoked(payload.user_id, payload.iat))
+      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (account changed)');
     return payload;
   }
 
@@ -79,6 +83,11 @@ export class SessionCookies {
   async revoke(session: Pick<Principal, 'sessionId' | 'expiresAt'>, nowMs = Date.now()): Promise<void> {
     if (!session.sessionId || !session.expiresAt) return;
     await this.revocations.revoke('session', session.sessionId, session.expiresAt, nowMs);
+  }
+
+  /** Ends every session of the user issued before now (their level changed). */
+  async revokeUser(userId: string): Promise<void> {
+    await this.revocations.revokeUserSessions(userId, this.maxAgeSeconds);
   }
 
   async isRevoked(sessionId: string): Promise<boolean> {

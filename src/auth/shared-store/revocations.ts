@@ -22,9 +22,26 @@ export class Revocations {
     if (!id) return false;
     return (await this.store.get(revocationKey(kind, id))) !== null;
   }
+
+  /**
+   * Ends every session of a user issued before now (a level change, an account change): remembered for
+   * `forSeconds`, the longest a session lives.
+   */
+  async revokeUserSessions(userId: string, forSeconds: number, nowMs = Date.now()): Promise<void> {
+    if (!userId || forSeconds <= 0) return;
+    // In seconds to the millisecond, as sessions state their `iat`.
+    await this.store.put(revocationKey('user', userId), String(nowMs / 1000), forSeconds * 1000);
+  }
+
+  /** Whether a session of the user issued at `issuedAtSeconds` was ended by revokeUserSessions. */
+  async isUserSessionRevoked(userId: string, issuedAtSeconds: number): Promise<boolean> {
+    if (!userId) return false;
+    const since = await this.store.get(revocationKey('user', userId));
+    return since !== null && issuedAtSeconds < Number(since);
+  }
 }
 
-export type RevocationKind = 'token' | 'session';
+export type RevocationKind = 'token' | 'session' | 'user';
 
 function revocationKey(kind: RevocationKind, id: string): string {
   return `revoked:${kind}:${id.slice(0, 150)}`;

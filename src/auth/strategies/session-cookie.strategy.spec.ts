@@ -148,4 +148,18 @@ describe('SessionCookieStrategy', () => {
     );
     expect(sessions.clearCookie()).toBe('tb_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax');
   });
+
+  it('ends the sessions of a user issued before a level change, not later ones or other users', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const before = sessions.issue({ ...user, userId: 'demoted' }, now - 10);
+    const otherUser = sessions.issue({ ...user, userId: 'someone-else' }, now - 10);
+    await sessions.revokeUser('demoted');
+    await expect(strategy.authenticate(withCookie(before.token))).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'Authentication failed: session ended (account changed)',
+    });
+    expect((await strategy.authenticate(withCookie(otherUser.token)))?.platformUserId).toBe('someone-else');
+    const later = sessions.issue({ ...user, userId: 'demoted' }, now + 2);
+    expect((await strategy.authenticate(withCookie(later.token)))?.platformUserId).toBe('demoted');
+  });
 });

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, type Repository } from 'typeorm';
 import { ACCESS_LEVEL, isAccessLevel } from '../../auth/access-level.js';
+import { Revocations } from '../../auth/shared-store/revocations.js';
 import { PlatformError } from '../../common/errors.js';
 import { UserIdentityEntity } from './entities/user-identity.entity.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -22,6 +23,9 @@ export interface LoginOutcome {
   user: UserEntity;
   isNewUser: boolean;
 }
+
+/** How long a level change keeps ending older sessions: longer than any cookie session lives. */
+const LEVEL_CHANGE_MEMORY_SECONDS = 31 * 24 * 3600;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -44,6 +48,7 @@ export class UsersService {
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @InjectRepository(UserIdentityEntity) private readonly identities: Repository<UserIdentityEntity>,
+    @Optional() private readonly revocations?: Revocations,
   ) {}
 
   async create(input: { email: string; username?: string | null; level?: number }): Promise<UserEntity> {
@@ -84,8 +89,13 @@ export class UsersService {
     if (!isAccessLevel(level)) throw new PlatformError('BAD_REQUEST', 'level must be -1, 0, 1 or 2');
     const user = idOrEmail.includes('@') ? await this.findByEmail(idOrEmail) : await this.findById(idOrEmail);
     if (!user) throw new PlatformError('NOT_FOUND', `No user ${idOrEmail}`);
+    if (user.level === level) return user;
     user.level = level;
-    return this.users.save(user);
+    const saved = await this.users.save(user);
+    // The user's cookie sessions carry the old level: they end, on every worker (a new login gets the new
+    // level). Access tokens carry it until they expire (15 min); refreshes read the new one.
+    await this.revocations?.revokeUserSessions(user.id, LEVEL_CHANGE_MEMORY_SECONDS);
+    return saved;
   }
 
   identitiesOf(userId: string): Promise<UserIdentityEntity[]> {

@@ -258,6 +258,19 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       expect((await get('/api_user_data')).status).toBe(401);
     });
 
+    it('a level change ends the cookie sessions issued before it; a new login gets the new level', async () => {
+      const { bundle, cookie, userId } = await magicLogin(freshEmail('promoted'));
+      expect((await get('/IsValidSession', { cookie })).status).toBe(200);
+      await users.setLevel(userId, 2);
+      expect((await get('/IsValidSession', { cookie })).status).toBe(401);
+      const again = await magicLogin((await users.findById(userId))!.email);
+      expect(claimsOf(again.bundle.access_token)).toMatchObject({ sub: userId, level: 2 });
+      expect((await get('/IsValidSession', { cookie: again.cookie })).status).toBe(200);
+      // validateSession reads the level from the user record, not from the (older) token.
+      const validated = await post('/validateSession', { token: bundle.access_token });
+      expect(((await validated.json()) as any).result.data.level).toBe(2);
+    });
+
     it('POST /auth/refresh rotates: a new bundle, and the used refresh token is refused', async () => {
       const { bundle, userId } = await magicLogin(freshEmail('refresh'));
       await users.setLevel(userId, 2);
