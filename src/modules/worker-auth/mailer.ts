@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import nodemailer, { type Transporter } from 'nodemailer';
+import { PlatformError } from '../../common/errors.js';
 import { WORKER_AUTH_CONFIG, type WorkerAuthConfig } from './worker-auth.options.js';
 
 export interface MailMessage {
@@ -31,7 +32,12 @@ export class Mailer implements OnApplicationShutdown {
       this.logger.log(`No SMTP_URL: mail to ${message.to} not sent. ${logLine}`);
       return;
     }
-    await this.transport.sendMail({ from: this.options.mailFrom, ...message });
+    try {
+      await this.transport.sendMail({ from: this.options.mailFrom, ...message });
+    } catch (error) {
+      this.logger.error(`Mail to ${message.to} could not be sent: ${(error as Error).message}`);
+      throw new PlatformError('SERVICE_UNAVAILABLE', 'The sign-in mail could not be sent; try again later');
+    }
   }
 
   onApplicationShutdown(): void {

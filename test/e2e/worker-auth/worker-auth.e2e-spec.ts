@@ -179,6 +179,16 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       expect((await post('/auth/magic/request', { email: freshEmail('other') })).status).toBe(202);
     });
 
+    it('limits requests per client IP (30 an hour by default), whatever the addresses', async () => {
+      const from = { 'x-forwarded-for': '203.0.113.7' };
+      for (let i = 0; i < 30; i += 1)
+        expect((await post('/auth/magic/request', { email: freshEmail('ip') }, from)).status).toBe(202);
+      expect((await post('/auth/magic/request', { email: freshEmail('ip') }, from)).status).toBe(429);
+      // Another client is still served.
+      const other = { 'x-forwarded-for': '203.0.113.8' };
+      expect((await post('/auth/magic/request', { email: freshEmail('ip') }, other)).status).toBe(202);
+    });
+
     it('refuses a request without a valid e-mail (400) and a verify without a token (400)', async () => {
       expect((await post('/auth/magic/request', { email: 'not-an-email' })).status).toBe(400);
       expect((await post('/auth/magic/request', {})).status).toBe(400);
