@@ -78,6 +78,10 @@ export class OAuthService {
     return raw ? (JSON.parse(raw) as StoredState).redirect_after : null;
   }
 
+  async discardState(state: unknown): Promise<void> {
+    if (typeof state === 'string' && state && state.length <= 100) await this.store.delete(stateKey(state));
+  }
+
   async callback(provider: OAuthProviderName, code: unknown, state: unknown): Promise<OAuthLogin> {
     const config = this.configured(provider);
     if (typeof code !== 'string' || !code) throw new PlatformError('BAD_REQUEST', 'Authorization code required');

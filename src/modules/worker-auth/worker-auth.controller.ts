@@ -280,6 +280,7 @@ export class WorkerAuthController {
   @ApiParam({ name: 'provider', enum: OAUTH_PROVIDERS })
   @ApiQuery({ name: 'code', required: true })
   @ApiQuery({ name: 'state', required: true })
+  @ApiQuery({ name: 'error', required: false, description: 'Set by the provider when the person declined' })
   @ApiProduces('text/html')
   @ApiOkResponse({ ...html, description: 'Token bridge (Set-Cookie tb_session)' })
   @ApiBadRequestResponse({ ...html, description: 'Missing code, missing/expired state: error page' })
@@ -288,11 +289,17 @@ export class WorkerAuthController {
     @Param('provider') provider: string,
     @Query('code') code: unknown,
     @Query('state') state: unknown,
+    @Query('error') providerError: unknown,
     @Res() response: Response,
   ): Promise<void> {
     const name = oauthProvider(provider);
     const redirectAfter = await this.oauth.redirectAfterOf(state);
     try {
+      // The person declined at the provider (RFC 6749 4.1.2.1): the state is used up all the same.
+      if (typeof providerError === 'string' && providerError) {
+        await this.oauth.discardState(state);
+        throw new PlatformError('UNAUTHORIZED', `${name} login was not completed (${providerError.slice(0, 64)})`);
+      }
       const login = await this.oauth.callback(name, code, state);
       await this.answerBridge(response, login.user, login.provider, login.redirectAfter);
     } catch (error) {

@@ -407,6 +407,15 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       expect((await get('/auth/github/url')).status).toBe(404);
     });
 
+    it('a login declined at the provider answers the error page and uses the state up', async () => {
+      const started = (await (await get('/auth/discord/url')).json()) as { state: string };
+      const declined = await get(`/auth/discord/callback?error=access_denied&state=${started.state}`);
+      expect(declined.status).toBe(401);
+      expect(await declined.text()).toContain('discord login was not completed (access_denied)');
+      const later = await get(`/auth/discord/callback?code=whatever&state=${started.state}`);
+      expect(later.status).toBe(400);
+    });
+
     it('escapes provider data in the bridge page (no script break-out)', async () => {
       const email = freshEmail('xss');
       provider.loginAs({ id: `x-${email}`, username: '</script><script>alert(1)</script>', email, verified: true });
