@@ -321,7 +321,7 @@ export class WorkerAuthController {
   @badRequest
   @ApiTooManyRequestsResponse({ description: 'Too many links for this e-mail or IP', type: ErrorResponseDto })
   async requestMagicLink(@JsonBody() body: Body, @Req() request: Request): Promise<MagicLinkRequestedDto> {
-    await this.magic.request(body?.email, request.ip ?? 'unknown', this.baseUrl(request));
+    await this.magic.request(body?.email, request.ip ?? 'unknown', this.mailLinkBase(request));
     return { status: 'accepted', message: 'If the address can receive mail, a sign-in link is on its way.' };
   }
 
@@ -398,6 +398,21 @@ export class WorkerAuthController {
 
   private baseUrl(request: Request): string {
     return publicBaseUrl(request, this.options.publicBaseUrl);
+  }
+
+  /**
+   * The base of links in mail. The request's own Host is trusted only on loopback (the embedded
+   * default): elsewhere anyone could ask for a victim's link with `Host: evil.example` and receive the
+   * victim's click, so a public worker needs WORKER_PUBLIC_BASE_URL.
+   */
+  private mailLinkBase(request: Request): string {
+    if (this.options.publicBaseUrl) return this.options.publicBaseUrl;
+    const host = new URL(`http://${request.get('host') ?? 'invalid'}`).hostname;
+    if (['localhost', '127.0.0.1', '[::1]'].includes(host)) return publicBaseUrl(request, null);
+    throw new PlatformError(
+      'SERVICE_UNAVAILABLE',
+      'Magic links need WORKER_PUBLIC_BASE_URL on a worker reached by a public name',
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { JwtService } from '@nestjs/jwt';
 import { UsersService } from '../../../src/modules/worker-auth/index.js';
 import { startFakeOAuthProvider, type FakeOAuthProvider } from '../../fixtures/fake-oauth-provider.js';
@@ -187,6 +188,28 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       // Another client is still served.
       const other = { 'x-forwarded-for': '203.0.113.8' };
       expect((await post('/auth/magic/request', { email: freshEmail('ip') }, other)).status).toBe(202);
+    });
+
+    it('never mails a link to the Host a request names, unless it is loopback (no link poisoning)', async () => {
+      const email = freshEmail('poison');
+      // fetch will not send another Host: a raw request does, as a client behind a lax proxy could.
+      const poisoned = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const target = new URL('/auth/magic/request', worker.baseUrl);
+        const call = httpRequest(
+          target,
+          { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        );
+        call.on('error', reject);
+        call.end(JSON.stringify({ email }));
+      });
+      expect(poisoned.status).toBe(503);
+      expect(JSON.parse(poisoned.body).info.help_text).toContain('WORKER_PUBLIC_BASE_URL');
+      expect(smtp.mails.some((mail) => mail.to.includes(email))).toBe(false);
     });
 
     it('refuses a request without a valid e-mail (400) and a verify without a token (400)', async () => {
