@@ -17,6 +17,8 @@ const HELP = `tb — Toolbox Platform command-line tool
   tb db migrate|status                       apply pending database migrations / show whether any are pending
   tb token --user ID --username NAME [--email E] [--admin] [--ttl 1h]
                                              mint a JWT with the configured secret
+  tb users create --email E [--username N] [--level L] | list [--json] | set-level ID|EMAIL LEVEL
+                                             WorkerAuth's users (levels: -1 admin, 1 logged in, 2 trusted)
   tb delta create OLD.zip NEW.zip PATCH      make a delta between two package archives
   tb delta apply OLD.zip PATCH OUT.zip       rebuild the new archive from the old one and a delta
   tb mods install NAME[@RANGE] [--registry URL] [--token T]
@@ -49,6 +51,7 @@ const COMMANDS: Record<string, Command> = {
   db: runDbCommand,
   gateway: async (argv, io) => (await import('./cli/gateway.command.js')).runGatewayCommand(argv, io),
   token: runTokenCommand,
+  users: async (argv, io) => (await import('./cli/users.command.js')).runUsersCommand(argv, io),
   delta: async (argv, io) => (await import('./cli/delta.command.js')).runDeltaCommand(argv, io),
   mods: async (argv, io) => (await import('./cli/mods.command.js')).runModsCommand(argv, io),
   functions: async (argv, io) => (await import('./cli/functions.command.js')).runFunctionsCommand(argv, io),

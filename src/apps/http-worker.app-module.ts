@@ -12,6 +12,7 @@ import { HealthModule } from '../health/health.module.js';
 import { HttpWorkerModule, WorkerLifecycle, type HttpWorkerOptions } from '../modules/http-worker/index.js';
 import { corsOriginRule } from '../modules/http-worker/cors-origins.js';
 import { ModsModule } from '../modules/mods/index.js';
+import { WorkerAuthModule } from '../modules/worker-auth/index.js';
 import { appCoreOptionsFrom } from './app-core.app-module.js';
 import { createHttpApp, listen, type HttpAppOptions } from './create-http-app.js';
 
@@ -61,7 +62,8 @@ export class HttpWorkerAppModule {
         // Functions reach the WS workers' connections (`app.ws`) through the broker.
         BrokerModule,
         AuthModule.forRoot(httpWorkerAuth(config)),
-        // WorkerAuth (seed 02 B: users, tokens, /validateSession, OAuth, magic link) goes here.
+        // WorkerAuth (seed 02 B): users, tokens, /validateSession, OAuth, magic link.
+        WorkerAuthModule.forRoot(config),
         HealthModule.forRoot({ checks: ['database', 'redis'], liveness: false }),
         appCore,
         ...(extras.imports ?? []),

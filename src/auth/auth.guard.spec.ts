@@ -1,13 +1,13 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { Reflector } from '@nestjs/core';
-import { MemoryCounterStore } from '../counters/counter-store.js';
+import { MemoryAuthStore } from './shared-store/auth-store.js';
 import {
   apiKeysInMemory,
   forgeJwt,
   inAnHour,
   sessionCookies,
-  tokenVerifier,
+  jwtBearerStrategy,
 } from '../../test/support/auth-fixtures.js';
 import { ACCESS_LEVEL } from './access-level.js';
 import { Authenticated, Public, RequireLevel, RequirePermission } from './access.decorators.js';
@@ -15,7 +15,6 @@ import type { ApiKeysService } from './api-keys/api-keys.service.js';
 import { AuthGuard } from './auth.guard.js';
 import type { AuthenticatedRequest, AuthStrategy } from './principal.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
-import { JwtBearerStrategy } from './strategies/jwt-bearer.strategy.js';
 import { SessionCookieStrategy } from './strategies/session-cookie.strategy.js';
 
 class Routes {
@@ -50,7 +49,7 @@ function call(guard: AuthGuard, route: keyof Routes, headers: Record<string, str
 describe('AuthGuard with several strategies', () => {
   let keys: ApiKeysService;
   let close: () => Promise<void>;
-  const sessions = sessionCookies(new MemoryCounterStore());
+  const sessions = sessionCookies(new MemoryAuthStore());
   let guard: AuthGuard;
   let jwtOnly: AuthGuard;
   let keysOnly: AuthGuard;
@@ -67,7 +66,7 @@ describe('AuthGuard with several strategies', () => {
       return built;
     };
     const apiKey = new ApiKeyStrategy(keys);
-    const bearer = new JwtBearerStrategy(tokenVerifier());
+    const bearer = jwtBearerStrategy();
     guard = build([apiKey, bearer, new SessionCookieStrategy(sessions)]);
     jwtOnly = build([bearer]);
     keysOnly = build([apiKey]);

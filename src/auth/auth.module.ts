@@ -2,12 +2,25 @@ import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/co
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { PLATFORM_CONFIG } from '../config/config.module.js';
+import type { PlatformConfig } from '../config/config.js';
+import { REDIS_CLIENT } from '../counters/counters.module.js';
 import { ApiKeyEntity } from './api-keys/api-key.entity.js';
 import { ApiKeysService } from './api-keys/api-keys.service.js';
 import { AuthGuard } from './auth.guard.js';
 import { AUTH_OPTIONS, AUTH_STRATEGIES, type AuthModuleOptions } from './auth.options.js';
 import type { AuthStrategy, AuthStrategyName } from './principal.js';
 import { SessionCookies } from './session-cookie/session-cookies.js';
+import {
+  AUTH_STORE,
+  DatabaseAuthStore,
+  MemoryAuthStore,
+  RedisAuthStore,
+  type AuthStore,
+} from './shared-store/auth-store.js';
+import { Revocations } from './shared-store/revocations.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtBearerStrategy } from './strategies/jwt-bearer.strategy.js';
 import { SessionCookieStrategy } from './strategies/session-cookie.strategy.js';
@@ -29,6 +42,24 @@ function strategiesProvider(names: readonly AuthStrategyName[]): Provider {
 }
 
 /**
+ * The shared AuthStore: Redis when the service has a Redis client (REDIS_URL), else its database, else
+ * (a service with neither) this process's memory.
+ */
+const authStoreProvider: Provider = {
+  provide: AUTH_STORE,
+  inject: [PLATFORM_CONFIG, { token: REDIS_CLIENT, optional: true }, { token: DataSource, optional: true }],
+  useFactory: (
+    config: PlatformConfig,
+    redis: Redis | null | undefined,
+    dataSource: DataSource | undefined,
+  ): AuthStore => {
+    if (redis) return new RedisAuthStore(redis, config.redisPrefix);
+    if (dataSource) return new DatabaseAuthStore(dataSource);
+    return new MemoryAuthStore();
+  },
+};
+
+/**
  * Authentication for one service, configured with its strategies (tried in order): the registry uses
  * `forRoot({ strategies: ['jwt'] })`. Rate limits are not part of auth: a service that wants them imports
  * RateLimitModule after this module, since the limits depend on who the caller is.
@@ -37,8 +68,9 @@ function strategiesProvider(names: readonly AuthStrategyName[]): Provider {
 export class AuthModule {
   /**
    * Auth for one service: `AuthModule.forRoot({ strategies: ['api-key', 'jwt'] })`. `api-key` needs the
-   * DatabaseModule (the `api_keys` table) and exports ApiKeysService; `session-cookie` needs the
-   * CountersModule (logout denylist) and exports SessionCookies (issue and end sessions).
+   * DatabaseModule (the `api_keys` table) and exports ApiKeysService; `session-cookie` exports
+   * SessionCookies (issue and end sessions). Every service gets the shared AuthStore and Revocations (Redis
+   * through the CountersModule's client when REDIS_URL is set, else the database).
    */
   static forRoot(options: AuthModuleOptions): DynamicModule {
     const names = [...new Set(options.strategies)];
@@ -47,6 +79,8 @@ export class AuthModule {
     const uses = (name: AuthStrategyName) => names.includes(name);
     const providers: Provider[] = [
       TokenVerifier,
+      authStoreProvider,
+      Revocations,
       { provide: AUTH_OPTIONS, useValue: { ...options, strategies: names } },
       ...names.map((name) => STRATEGY_CLASSES[name]),
       strategiesProvider(names),
@@ -61,6 +95,8 @@ export class AuthModule {
       providers,
       exports: [
         TokenVerifier,
+        AUTH_STORE,
+        Revocations,
         AUTH_OPTIONS,
         // Transports outside Nest's HTTP pipeline (the WebSocket upgrade) authenticate with the same strategies.
         AUTH_STRATEGIES,

@@ -18,7 +18,10 @@ export interface Principal {
   permissions: readonly string[];
   /** The strategy that verified the credential. */
   strategy: AuthStrategyName;
-  /** Session cookies: the session's id and expiry (epoch seconds), for logout. */
+  /** JWTs: the token's `jti` (revocation) and `provider` claim, when it has them. */
+  tokenId?: string;
+  provider?: string;
+  /** Session cookies: the session's id, and for sessions and JWTs the expiry (epoch seconds), for logout. */
   sessionId?: string;
   expiresAt?: number;
   /** API keys: the key's id and name. */

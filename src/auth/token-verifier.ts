@@ -9,7 +9,8 @@ import type { Principal } from './principal.js';
 /**
  * Verifies the platform's HS256 JWTs. Only HS256 is accepted (never `none` or an asymmetric algorithm a
  * forger could pick), `exp` is required, and the user id comes from `user_id` or `sub`. A token without a
- * `level` claim is LOGGED_IN; a level outside -1/0/1/2 counts as NOT_LOGGED_IN (fails closed).
+ * `level` claim is LOGGED_IN; a level outside -1/0/1/2 counts as NOT_LOGGED_IN (fails closed). A token
+ * with a `type` other than `access` (a refresh token) is refused. Revocation is checked by the jwt strategy.
  */
 @Injectable()
 export class TokenVerifier {
@@ -28,6 +29,9 @@ export class TokenVerifier {
     }
     if (typeof claims.exp !== 'number')
       throw new PlatformError('UNAUTHORIZED', 'Authentication failed: token has no exp claim');
+    // A refresh token only buys new tokens at POST /auth/refresh; it never authenticates a request.
+    if (claims.type !== undefined && claims.type !== 'access')
+      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: expected an access token');
     const userId = claims.user_id ?? claims.sub;
     if (
       (typeof userId !== 'string' && typeof userId !== 'number') ||
@@ -51,6 +55,9 @@ export class TokenVerifier {
       tokenSaysAdmin,
       permissions: [],
       strategy: 'jwt',
+      expiresAt: claims.exp,
+      ...(typeof claims.jti === 'string' && claims.jti ? { tokenId: claims.jti } : {}),
+      ...(typeof claims.provider === 'string' && claims.provider ? { provider: claims.provider.slice(0, 64) } : {}),
     };
   }
 

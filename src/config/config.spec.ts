@@ -310,6 +310,53 @@ describe('loadConfig', () => {
   });
 });
 
+describe('workerAuth section', () => {
+  it('defaults to 15 min / 7 day tokens, 10 min magic links, log delivery and unconfigured OAuth', () => {
+    const { workerAuth } = loadConfig({});
+    expect(workerAuth).toMatchObject({
+      accessTokenTtlSeconds: 900,
+      refreshTokenTtlSeconds: 604800,
+      smtpUrl: null,
+      magicLinkTtlSeconds: 600,
+      magicLinkPerEmailPerHour: 5,
+      magicLinkPerIpPerHour: 30,
+      oauthAllowedRedirectOrigins: [],
+      discord: { clientId: null, authorizeUrl: 'https://discord.com/api/oauth2/authorize' },
+      google: { clientId: null, tokenUrl: 'https://oauth2.googleapis.com/token' },
+    });
+  });
+
+  it('reads the providers, allowed origins and SMTP URL, and lists every bad value', () => {
+    const { workerAuth } = loadConfig({
+      GOOGLE_CLIENT_ID: 'gid',
+      GOOGLE_CLIENT_SECRET: 'gsecret',
+      GOOGLE_TOKEN_URL: 'http://127.0.0.1:9/token',
+      OAUTH_ALLOWED_REDIRECT_ORIGINS: 'https://app.example.com/, http://localhost:3000',
+      SMTP_URL: 'smtps://u:p@mail.example.com:465',
+    });
+    expect(workerAuth.google).toMatchObject({
+      clientId: 'gid',
+      clientSecret: 'gsecret',
+      tokenUrl: 'http://127.0.0.1:9/token',
+    });
+    expect(workerAuth.oauthAllowedRedirectOrigins).toEqual(['https://app.example.com', 'http://localhost:3000']);
+    expect(workerAuth.smtpUrl).toBe('smtps://u:p@mail.example.com:465');
+    expect(
+      problemsOf({
+        OAUTH_ALLOWED_REDIRECT_ORIGINS: 'https://app.example.com/path',
+        SMTP_URL: 'http://mail',
+        DISCORD_TOKEN_URL: 'ftp://x',
+        ACCESS_TOKEN_TTL_SECONDS: '5',
+      }),
+    ).toEqual([
+      expect.stringContaining('OAUTH_ALLOWED_REDIRECT_ORIGINS'),
+      'SMTP_URL must start with smtp:// or smtps://',
+      'ACCESS_TOKEN_TTL_SECONDS must be a whole number from 30 to 86400 (got "5")',
+      expect.stringContaining('DISCORD_TOKEN_URL'),
+    ]);
+  });
+});
+
 describe('documentation of the configuration', () => {
   /** Every variable loadConfig reads, found by handing it an environment that records each lookup. */
   function variablesRead(): string[] {

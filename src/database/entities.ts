@@ -6,6 +6,9 @@ import { GatewaySignupRequestEntity } from '../modules/gateway/entities/gateway-
 import { GatewayTransactionEntity } from '../modules/gateway/entities/gateway-transaction.entity.js';
 import { GatewayUsageEntity } from '../modules/gateway/entities/gateway-usage.entity.js';
 import { GatewayUserEntity } from '../modules/gateway/entities/gateway-user.entity.js';
+import { AuthStoreEntryEntity } from '../auth/shared-store/auth-store-entry.entity.js';
+import { UserEntity } from '../modules/worker-auth/entities/user.entity.js';
+import { UserIdentityEntity } from '../modules/worker-auth/entities/user-identity.entity.js';
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
 import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
 import { PackageSearchWordEntity } from '../modules/search/entities/package-search-word.entity.js';
@@ -44,4 +47,7 @@ export const ENTITIES = [
   GatewayTransactionEntity,
   GatewaySignupRequestEntity,
   GatewayLiveSessionEntity,
+  AuthStoreEntryEntity,
+  UserEntity,
+  UserIdentityEntity,
 ];

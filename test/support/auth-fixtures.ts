@@ -2,13 +2,15 @@ import { createHmac } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
 import type { PlatformConfig } from '../../src/config/config.js';
-import { MemoryCounterStore, type CounterStore } from '../../src/counters/counter-store.js';
 import { createDataSourceOptions } from '../../src/database/data-source-options.js';
 import { ApiKeyEntity } from '../../src/auth/api-keys/api-key.entity.js';
 import { ApiKeysService } from '../../src/auth/api-keys/api-keys.service.js';
 import type { AuthModuleOptions } from '../../src/auth/auth.options.js';
 import type { CredentialRequest } from '../../src/auth/principal.js';
 import { SessionCookies } from '../../src/auth/session-cookie/session-cookies.js';
+import { MemoryAuthStore, type AuthStore } from '../../src/auth/shared-store/auth-store.js';
+import { Revocations } from '../../src/auth/shared-store/revocations.js';
+import { JwtBearerStrategy } from '../../src/auth/strategies/jwt-bearer.strategy.js';
 import { TokenVerifier } from '../../src/auth/token-verifier.js';
 
 /** Shared by the auth specs: real verifiers and stores, the database in memory. */
@@ -23,10 +25,19 @@ export function tokenVerifier(): TokenVerifier {
 }
 
 export function sessionCookies(
-  counters: CounterStore = new MemoryCounterStore(),
+  store: AuthStore = new MemoryAuthStore(),
   options: AuthModuleOptions['sessionCookie'] = {},
 ): SessionCookies {
-  return new SessionCookies({ strategies: ['session-cookie'], sessionCookie: options }, specConfig(), counters);
+  return new SessionCookies(
+    { strategies: ['session-cookie'], sessionCookie: options },
+    specConfig(),
+    new Revocations(store),
+  );
+}
+
+/** The jwt strategy with its revocation check over `store`. */
+export function jwtBearerStrategy(store: AuthStore = new MemoryAuthStore()): JwtBearerStrategy {
+  return new JwtBearerStrategy(tokenVerifier(), new Revocations(store));
 }
 
 /** ApiKeysService over a migrated in-memory SQLite database. */

@@ -30,7 +30,7 @@ function methodNames(prototype: object): string[] {
 }
 
 /**
- * Every route of a running application with the access it declares: `signed-url` (credentials ignored),
+ * Every route of a running application with the access it declares: `ignores credentials` (signed URLs, login routes),
  * or the service's strategies in order and the need, e.g. `jwt: public`, `jwt: admin`,
  * `api-key|jwt: permission execute`, `session-cookie|jwt: level LOGGED_IN`.
  */
@@ -56,7 +56,7 @@ export function declaredRouteAccess(app: INestApplication, strategiesLabel?: str
         if (paths === undefined) continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
         const rule: AccessRule = Reflect.getMetadata(ACCESS_METADATA, handler) ?? classRule ?? {};
-        const access = rule.ignoreToken ? 'signed-url' : `${strategies}: ${need(rule)}`;
+        const access = rule.ignoreToken ? 'ignores credentials' : `${strategies}: ${need(rule)}`;
         for (const prefix of prefixes) {
           for (const path of ([] as string[]).concat(paths)) {
             const full = `/${[prefix, path].filter((part) => part && part !== '/').join('/')}`.replace(/\/+/g, '/');

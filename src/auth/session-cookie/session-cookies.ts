@@ -3,8 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PlatformError } from '../../common/errors.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import { COUNTER_STORE, type CounterStore } from '../../counters/counter-store.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
+import { Revocations } from '../shared-store/revocations.js';
 import type { Principal } from '../principal.js';
 import { SessionToken, type SessionPayload } from './session-token.js';
 
@@ -20,8 +20,8 @@ export interface IssuedSession {
 
 /**
  * Worker sessions in a signed cookie: issues them (login), verifies them, and ends them (logout) through
- * a denylist in the CounterStore, so a logout on one worker holds on every other (Redis when configured).
- * A denylist entry lives exactly as long as the session it ends would have.
+ * the shared revocation store (Redis when configured, else the database), so a logout on one worker holds on
+ * every other. A revocation lives exactly as long as the session it ends would have.
  */
 @Injectable()
 export class SessionCookies {
@@ -33,7 +33,7 @@ export class SessionCookies {
   constructor(
     @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
     @Inject(PLATFORM_CONFIG) config: PlatformConfig,
-    @Inject(COUNTER_STORE) private readonly counters: CounterStore,
+    private readonly revocations: Revocations,
   ) {
     const cookie = options.sessionCookie ?? {};
     this.cookieName = cookie.name ?? 'tb_session';
@@ -47,7 +47,7 @@ export class SessionCookies {
 
   issue(
     user: { userId: string; username: string; level: number; email?: string | null },
-    nowSeconds = Math.floor(Date.now() / 1000),
+    nowSeconds = Date.now() / 1000,
   ): IssuedSession {
     const payload: SessionPayload = {
       user_id: user.userId,
@@ -55,8 +55,9 @@ export class SessionCookies {
       user_name: user.username,
       level: user.level,
       email: user.email ?? null,
-      iat: nowSeconds,
-      exp: nowSeconds + this.maxAgeSeconds,
+      // To the millisecond (the original's floats): a session is ordered exactly against a level change.
+      iat: Math.round(nowSeconds * 1000) / 1000,
+      exp: Math.floor(nowSeconds) + this.maxAgeSeconds,
     };
     const token = this.token.sign(payload);
     return {
@@ -72,19 +73,25 @@ export class SessionCookies {
     const payload = this.token.verify(token);
     if (await this.isRevoked(payload.session_id))
       throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (logged out)');
+    // A level change ends the user's older sessions: the level in a cookie never outlives a demotion.
+    if (await this.revocations.isUserSessionRevoked(payload.user_id, payload.iat))
+      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (account changed)');
     return payload;
   }
 
   /** Logout: the session is refused everywhere until it would have expired anyway. */
   async revoke(session: Pick<Principal, 'sessionId' | 'expiresAt'>, nowMs = Date.now()): Promise<void> {
     if (!session.sessionId || !session.expiresAt) return;
-    const remainingMs = session.expiresAt * 1000 - nowMs;
-    if (remainingMs <= 0) return;
-    await this.counters.increment(denyKey(session.sessionId), remainingMs);
+    await this.revocations.revoke('session', session.sessionId, session.expiresAt, nowMs);
+  }
+
+  /** Ends every session of the user issued before now (their level changed). */
+  async revokeUser(userId: string): Promise<void> {
+    await this.revocations.revokeUserSessions(userId, this.maxAgeSeconds);
   }
 
   async isRevoked(sessionId: string): Promise<boolean> {
-    return (await this.counters.peek(denyKey(sessionId))) > 0;
+    return this.revocations.isRevoked('session', sessionId);
   }
 
   /** The `Set-Cookie` value that removes the cookie from the browser (sent with logout). */
@@ -102,8 +109,4 @@ export class SessionCookies {
       ...(this.secure ? ['Secure'] : []),
     ].join('; ');
   }
-}
-
-function denyKey(sessionId: string): string {
-  return `session-denied:${sessionId}`;
 }

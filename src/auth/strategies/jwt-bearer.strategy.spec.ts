@@ -1,8 +1,10 @@
-import { forgeJwt, inAnHour, requestWith, tokenVerifier } from '../../../test/support/auth-fixtures.js';
-import { JwtBearerStrategy } from './jwt-bearer.strategy.js';
+import { forgeJwt, inAnHour, jwtBearerStrategy, requestWith } from '../../../test/support/auth-fixtures.js';
+import { MemoryAuthStore } from '../shared-store/auth-store.js';
+import { Revocations } from '../shared-store/revocations.js';
 
 describe('JwtBearerStrategy', () => {
-  const strategy = new JwtBearerStrategy(tokenVerifier());
+  const store = new MemoryAuthStore();
+  const strategy = jwtBearerStrategy(store);
   const bearer = (token: string) => requestWith({ authorization: `Bearer ${token}` });
 
   it('turns a good token into a jwt principal with its level', async () => {
@@ -70,5 +72,23 @@ describe('JwtBearerStrategy', () => {
     await expect(strategy.authenticate(requestWith({ authorization: 'Basic YTpi' }))).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
+  });
+
+  it('refuses a token whose jti was revoked, and only that token', async () => {
+    const revoked = forgeJwt({ sub: 'u8', jti: 'jti-revoked', type: 'access', exp: inAnHour() });
+    const kept = forgeJwt({ sub: 'u8', jti: 'jti-kept', type: 'access', exp: inAnHour() });
+    expect(await strategy.authenticate(bearer(revoked))).toMatchObject({ tokenId: 'jti-revoked' });
+    await new Revocations(store).revoke('token', 'jti-revoked', inAnHour());
+    await expect(strategy.authenticate(bearer(revoked))).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'Authentication failed: token has been revoked',
+    });
+    expect(await strategy.authenticate(bearer(kept))).toMatchObject({ platformUserId: 'u8', tokenId: 'jti-kept' });
+  });
+
+  it('refuses a refresh token as a bearer credential', async () => {
+    await expect(
+      strategy.authenticate(bearer(forgeJwt({ sub: 'u9', type: 'refresh', jti: 'r1', exp: inAnHour() }))),
+    ).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'Authentication failed: expected an access token' });
   });
 });

@@ -1,4 +1,4 @@
-import { MemoryCounterStore } from '../../counters/counter-store.js';
+import { MemoryAuthStore } from '../shared-store/auth-store.js';
 import { requestWith, sessionCookies, SPEC_SECRET } from '../../../test/support/auth-fixtures.js';
 import { SessionToken } from '../session-cookie/session-token.js';
 import { SessionCookieStrategy } from './session-cookie.strategy.js';
@@ -6,8 +6,8 @@ import { SessionCookieStrategy } from './session-cookie.strategy.js';
 const user = { userId: 'u-42', username: 'ada', level: 2, email: 'ada@example.com' };
 
 describe('SessionCookieStrategy', () => {
-  const counters = new MemoryCounterStore();
-  const sessions = sessionCookies(counters, { secure: false });
+  const store = new MemoryAuthStore();
+  const sessions = sessionCookies(store, { secure: false });
   const strategy = new SessionCookieStrategy(sessions);
   const withCookie = (token: string) =>
     requestWith({ cookie: `theme=dark; tb_session=${encodeURIComponent(token)}; other=1` });
@@ -66,7 +66,7 @@ describe('SessionCookieStrategy', () => {
   });
 
   it('rejects a cookie signed with another secret', async () => {
-    const other = sessionCookies(new MemoryCounterStore(), { secret: 'another-secret-another-secret' });
+    const other = sessionCookies(new MemoryAuthStore(), { secret: 'another-secret-another-secret' });
     await expect(strategy.authenticate(withCookie(other.issue(user).token))).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
@@ -129,17 +129,17 @@ describe('SessionCookieStrategy', () => {
   it('keeps the denylist entry exactly as long as the session would have lived', async () => {
     const issued = sessions.issue(user);
     const calls: Array<[string, number]> = [];
-    const counting = new (class extends MemoryCounterStore {
-      override increment(key: string, windowMs: number) {
-        calls.push([key, windowMs]);
-        return super.increment(key, windowMs);
+    const counting = new (class extends MemoryAuthStore {
+      override put(key: string, value: string, ttlMs: number) {
+        calls.push([key, ttlMs]);
+        return super.put(key, value, ttlMs);
       }
     })();
     await sessionCookies(counting).revoke(
       { sessionId: issued.sessionId, expiresAt: issued.expiresAt },
       (issued.expiresAt - 100) * 1000,
     );
-    expect(calls).toEqual([[`session-denied:${issued.sessionId}`, 100_000]]);
+    expect(calls).toEqual([[`revoked:session:${issued.sessionId}`, 100_000]]);
   });
 
   it('sets an HttpOnly, SameSite=Lax cookie with the session lifetime, and clears it on logout', () => {
@@ -147,5 +147,19 @@ describe('SessionCookieStrategy', () => {
       /^tb_session=[^;]+; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
     );
     expect(sessions.clearCookie()).toBe('tb_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax');
+  });
+
+  it('ends the sessions of a user issued before a level change, not later ones or other users', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const before = sessions.issue({ ...user, userId: 'demoted' }, now - 10);
+    const otherUser = sessions.issue({ ...user, userId: 'someone-else' }, now - 10);
+    await sessions.revokeUser('demoted');
+    await expect(strategy.authenticate(withCookie(before.token))).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'Authentication failed: session ended (account changed)',
+    });
+    expect((await strategy.authenticate(withCookie(otherUser.token)))?.platformUserId).toBe('someone-else');
+    const later = sessions.issue({ ...user, userId: 'demoted' }, now + 2);
+    expect((await strategy.authenticate(withCookie(later.token)))?.platformUserId).toBe('demoted');
   });
 });

@@ -8,6 +8,7 @@ import { SearchVocabulary1763800000600 } from './1763800000600-search-vocabulary
 import { SearchRankingScale1763800000700 } from './1763800000700-search-ranking-scale.js';
 import { ApiKeys1763800000800 } from './1763800000800-api-keys.js';
 import { GatewayAccounts1763800000900 } from './1763800000900-gateway-accounts.js';
+import { WorkerAuth1763800001200 } from './1763800001200-worker-auth.js';
 import { Mcp1763800001400 } from './1763800001400-mcp.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
@@ -22,5 +23,6 @@ export const MIGRATIONS = [
   SearchRankingScale1763800000700,
   ApiKeys1763800000800,
   GatewayAccounts1763800000900,
+  WorkerAuth1763800001200,
   Mcp1763800001400,
 ];

@@ -161,8 +161,10 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
     );
   });
 
-  it('declares every route public at the route level: /api/{module}/{function} decides per function', () => {
+  it('declares every route public at the route level (/api/{module}/{function} decides per function), WorkerAuth logins ignoring credentials', () => {
     const PUBLIC = 'session-cookie|jwt: public';
+    const LOGIN = 'ignores credentials';
+    const SESSION = 'session-cookie|jwt: authenticated';
     expect(declaredRouteAccess(worker.app)).toEqual({
       'GET /health': PUBLIC,
       'HEAD /health': PUBLIC,
@@ -179,6 +181,17 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
       'PUT /api/:module/:function': PUBLIC,
       'DELETE /api/:module/:function': PUBLIC,
       'ALL /api/:module/:function': PUBLIC,
+      // WorkerAuth (docs/auth.md): logins ignore a stale credential; session routes need one.
+      'POST /validateSession': LOGIN,
+      'GET /IsValidSession': SESSION,
+      'GET /api_user_data': SESSION,
+      'POST /web/logoutS': LOGIN,
+      'POST /auth/refresh': LOGIN,
+      'GET /auth/:provider/url': LOGIN,
+      'GET /auth/:provider/callback': LOGIN,
+      'POST /auth/magic/request': LOGIN,
+      'GET /auth/magic/verify': LOGIN,
+      'POST /auth/magic/verify': LOGIN,
     });
   });
 

@@ -35,7 +35,7 @@ const EXPECTED: Record<string, string> = {
   'GET /api/v1/auth/me': 'jwt: authenticated',
   'GET /api/v1/auth/publisher': 'jwt: authenticated',
   'POST /api/v1/auth/register-publisher': 'jwt: authenticated',
-  'GET /api/v1/files/*key': 'signed-url',
+  'GET /api/v1/files/*key': 'ignores credentials',
   'GET /api/v1/health': 'jwt: public',
   'HEAD /api/v1/health': 'jwt: public',
   'GET /api/v1/packages': 'jwt: public',
