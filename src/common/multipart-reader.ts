@@ -80,6 +80,8 @@ export async function readMultipart(request: Request, options: MultipartOptions)
   const fields: Record<string, string> = {};
   let file: UploadedFile | null = null;
   const pending: Promise<void>[] = [];
+  // The file part being written: destroyed when the request fails or is aborted, so its handle closes.
+  const writing: Array<{ destroy(error?: Error): void }> = [];
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -103,6 +105,9 @@ export async function readMultipart(request: Request, options: MultipartOptions)
         if (failed) return;
         failed = true;
         request.unpipe(parser);
+        // Settle the file write: without this an aborted body never ends, the pipeline never settles and
+        // the open handle and the staged file stay forever.
+        for (const stream of writing) stream.destroy(error instanceof Error ? error : undefined);
         // Keep reading (and dropping) the rest of the body so the client receives our answer.
         request.resume();
         reject(error);
@@ -135,6 +140,8 @@ export async function readMultipart(request: Request, options: MultipartOptions)
           sha256: '',
         };
         file = upload;
+        writing.push(stream);
+        if (failed) stream.destroy();
         pending.push(
           pipeline(stream, limiter, createWriteStream(path)).then(
             () => {
@@ -157,7 +164,12 @@ export async function readMultipart(request: Request, options: MultipartOptions)
       parser.on('close', () => {
         Promise.all(pending).then(() => (failed ? undefined : resolve()), fail);
       });
-      request.on('aborted', () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client')));
+      const aborted = () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client'));
+      request.on('aborted', aborted);
+      request.on('error', aborted);
+      request.on('close', () => {
+        if (!request.complete) aborted();
+      });
       request.pipe(parser);
     });
   } catch (error) {

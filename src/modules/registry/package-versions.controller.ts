@@ -72,6 +72,15 @@ export class PackageVersionsController {
     @RequestBaseUrl() baseUrl: string,
     @Param('name') name: string,
   ) {
+    // Auth, package, ownership (and a version named in the query) are checked before a byte is staged.
+    const queryVersion = typeof request.query.version === 'string' ? request.query.version : undefined;
+    try {
+      await this.versions.assertMayUpload(caller, name, queryVersion);
+    } catch (error) {
+      // Refused before reading the body: drain it so the client still receives the answer.
+      request.resume();
+      throw error;
+    }
     const body = await readMultipart(request, {
       fileField: 'file',
       maxFileBytes: this.config.registry.uploadMaxBytes,

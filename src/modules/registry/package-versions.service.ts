@@ -103,16 +103,27 @@ export class PackageVersionsService {
     name: string,
     body: MultipartBody,
   ): Promise<{ pkg: PackageEntity; version: PackageVersionEntity }> {
-    const pkg = await this.packages.findReadable(caller, name);
-    if (!owns(caller, pkg))
-      throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" may upload versions`);
-    await this.packages.publishingPublisher(caller);
+    const pkg = await this.assertMayUpload(caller, name);
     const prepared = await this.prepare(body, {});
     await this.assertVersionFree(pkg, prepared.version);
     const version = await this.commit(prepared, pkg, async (manager, storageKey) =>
       this.insertVersion(manager, pkg, prepared, storageKey),
     );
     return { pkg: (await this.packages.findById(pkg.id)) ?? pkg, version };
+  }
+
+  /**
+   * What can be checked before the body is read (package, ownership, an active publisher, and the version
+   * when the client names it in the query): a refused upload never stages a byte.
+   */
+  async assertMayUpload(caller: Caller, name: string, version?: string): Promise<PackageEntity> {
+    const pkg = await this.packages.findReadable(caller, name);
+    if (!owns(caller, pkg))
+      throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" may upload versions`);
+    await this.packages.publishingPublisher(caller);
+    const valid = version ? semver.valid(version.trim()) : null;
+    if (valid) await this.assertVersionFree(pkg, valid);
+    return pkg;
   }
 
   /** Multipart package creation with a first version: both rows or neither. */
