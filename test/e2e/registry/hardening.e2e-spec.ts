@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
@@ -88,6 +89,25 @@ describe.each(backends())('registry hardening on $name', (backend) => {
       const missing = await uploadVersion(owner.client, 'NoSuchPackage', '1.0.0');
       expect(missing.status).toBe(404);
       expect(await stagedFiles(registry.dataDir)).toEqual([]);
+    });
+  });
+
+  describe('staged uploads left by a crash', () => {
+    it('are swept when the registry starts', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-crash-'));
+      const staged = join(dataDir, 'tmp', 'tb-upload-crashed');
+      await mkdir(staged, { recursive: true });
+      await writeFile(join(staged, 'upload'), Buffer.alloc(1024));
+      const old = new Date(Date.now() - 2 * 3600_000);
+      await utimes(join(staged, 'upload'), old, old);
+      await utimes(staged, old, old);
+      const restarted = await startRegistry(backend, { DATA_DIR: dataDir });
+      try {
+        expect(await stagedFiles(dataDir)).toEqual([]);
+      } finally {
+        await restarted.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
     });
   });
 });
