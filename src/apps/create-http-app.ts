@@ -3,6 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { json } from 'body-parser';
+import { PlatformError } from '../common/errors.js';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../common/json-depth.js';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { addAuthSecuritySchemes } from '../auth/openapi.js';
@@ -56,9 +58,16 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
   // JSON bodies only; multipart uploads are streamed by the routes that take them. GET and HEAD carry
   // no body, so the hottest requests skip the parser entirely.
   const parseJson = json({ limit: options.bodyLimit ?? '2mb' });
-  app.use((request: Request, response: Response, next: NextFunction) =>
-    request.method === 'GET' || request.method === 'HEAD' ? next() : parseJson(request, response, next),
-  );
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return next();
+    parseJson(request, response, (error?: unknown) => {
+      if (error) return next(error);
+      // Validation and transformation recurse: a hostile nesting must stop here, not overflow the stack.
+      if (jsonDeeperThan(request.body))
+        return next(new PlatformError('BAD_REQUEST', `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`));
+      next();
+    });
+  });
   app.useGlobalFilters(new PlatformExceptionFilter(options.errorFormat ?? 'registry'));
   app.useGlobalPipes(new PlatformValidationPipe());
   app.enableShutdownHooks();

@@ -6,6 +6,7 @@ import semver from 'semver';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
 import type { MultipartBody, UploadedFile } from '../../common/multipart-reader.js';
+import { jsonDeeperThan } from '../../common/json-depth.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import { parseRequirement } from '../../packaging/requirement.js';
@@ -301,7 +302,7 @@ export function parseDependencies(raw: string | undefined): string[] {
       { field: 'dependencies', message: 'must be a JSON array' },
     ]);
   }
-  if (!Array.isArray(parsed)) {
+  if (!Array.isArray(parsed) || jsonDeeperThan(parsed, 2)) {
     throw new PlatformError('UNPROCESSABLE_ENTITY', 'dependencies must be a JSON array', [
       { field: 'dependencies', message: 'must be a JSON array' },
     ]);

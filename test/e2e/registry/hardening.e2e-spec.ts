@@ -110,4 +110,62 @@ describe.each(backends())('registry hardening on $name', (backend) => {
       }
     });
   });
+
+  describe('hostile input answers 4xx, never 500', () => {
+    const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+    it.each([
+      '/api/v1/packages',
+      '/api/v1/search?q=x',
+      '/api/v1/publishers',
+      '/api/v1/artifacts',
+      '/api/v1/versions?names=Hardened',
+    ])('rejects an overflowing page on %s', async (path) => {
+      for (const page of ['99999999999999999999', '1e20', '9007199254740993']) {
+        const separator = path.includes('?') ? '&' : '?';
+        const response = await registry.api.get(`${path}${separator}page=${page}`);
+        expect([400, 422]).toContain(response.status);
+        expect(response.body.code).toBeDefined();
+      }
+    });
+
+    it.each([
+      ['POST', '/api/v1/versions'],
+      ['POST', '/api/v1/resolve'],
+      ['POST', '/api/v1/resolve/check'],
+      ['POST', '/api/v1/packages'],
+      ['PATCH', '/api/v1/packages/Hardened'],
+      ['POST', '/api/v1/auth/register-publisher'],
+    ])('rejects JSON nested 2,000 deep on %s %s with 400', async (method, path) => {
+      for (const body of [deep(2000), deepObject(2000), `{"names":${deep(2000)}}`]) {
+        const response = await fetch(`${registry.baseUrl}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.client.bearer}` },
+          body,
+        });
+        expect(response.status).toBe(400);
+        expect((await response.json()).code).toBe('BAD_REQUEST');
+      }
+    });
+
+    it('rejects a deeply nested multipart dependencies field with 422', async () => {
+      const response = await uploadVersion(owner.client, 'Hardened', '3.0.0', {
+        dependencies: `[${deep(2000)}]`,
+      });
+      expect(response.status).toBe(422);
+    });
+
+    it.each([
+      ['PATCH', '/api/v1/packages/Hardened', { display_name: null }],
+      ['PATCH', '/api/v1/packages/Hardened', { visibility: null }],
+      ['PATCH', '/api/v1/packages/Hardened', { description: null }],
+      ['POST', '/api/v1/resolve/check', { packages: [{ name: 'Hardened', version: '*' }], toolbox_version: null }],
+      ['POST', '/api/v1/resolve', { packages: [{ name: 'Hardened', version: '*' }], toolbox_version: null }],
+    ])('rejects null in an optional field on %s %s with 400/422', async (method, path, body) => {
+      const response = await owner.client.request(method, path, body);
+      expect([400, 422]).toContain(response.status);
+      expect(response.body.code).toBeDefined();
+    });
+  });
 });
