@@ -145,7 +145,7 @@ describe.each(backends())('registry hardening on $name', (backend) => {
           body,
         });
         expect(response.status).toBe(400);
-        expect((await response.json()).code).toBe('BAD_REQUEST');
+        expect(((await response.json()) as { code: string }).code).toBe('BAD_REQUEST');
       }
     });
 
