@@ -88,7 +88,7 @@ export class PackageVersionsController {
     });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);
-      return uploadedVersionView(pkg, version, this.versions.signedUrl(version.storageKey, baseUrl));
+      return uploadedVersionView(pkg, version, this.versions.signedUrl(version.storageKey, baseUrl, pkg.visibility));
     } finally {
       await body.cleanup();
     }
@@ -130,7 +130,7 @@ export class PackageVersionsController {
   ): Promise<void> {
     const { pkg, version: row } = await this.versions.findVersion(caller, name, version);
     if (request.accepts(['application/zip', 'application/octet-stream', 'application/json']) === 'application/json') {
-      response.json(versionDetailView(pkg, row, this.versions.signedUrl(row.storageKey, baseUrl)));
+      response.json(versionDetailView(pkg, row, this.versions.signedUrl(row.storageKey, baseUrl, pkg.visibility)));
       return;
     }
     await sendStoredObject(request, response, {

@@ -251,7 +251,7 @@ export class PackageVersionsService {
   async downloadTicket(caller: Caller, name: string, version: string, baseUrl: string): Promise<DownloadTicket> {
     const { pkg, version: row } = await this.findVersion(caller, name, version);
     return {
-      url: this.signedUrl(row.storageKey, baseUrl),
+      url: this.signedUrl(row.storageKey, baseUrl, pkg.visibility),
       expiresIn: this.downloadUrls.ttlSeconds,
       size: row.sizeBytes,
       checksumSha256: row.checksumSha256,
@@ -260,12 +260,24 @@ export class PackageVersionsService {
     };
   }
 
-  signedUrl(storageKey: string, baseUrl: string): string {
-    return this.downloadUrls.signedUrl(storageKey, baseUrl);
+  /** Bound to the package's visibility at issue time: a public package's URL dies when it turns private. */
+  signedUrl(storageKey: string, baseUrl: string, visibility?: string): string {
+    return this.downloadUrls.signedUrl(storageKey, baseUrl, visibility);
   }
 
   open(row: PackageVersionEntity, range?: ByteRange): Promise<Readable> {
     return this.storage.get(row.storageKey, range);
+  }
+
+  /** The current visibility of the package owning a stored version, null when none does (any more). */
+  async visibilityOf(storageKey: string): Promise<string | null> {
+    const row = await this.versions.findOne({ where: { storageKey }, select: { id: true, packageId: true } });
+    if (!row) return null;
+    const pkg = await this.packageRows.findOne({
+      where: { id: row.packageId },
+      select: { id: true, visibility: true },
+    });
+    return pkg?.visibility ?? null;
   }
 
   /** Counts a served file on the version, its package (and so its publisher). */

@@ -57,7 +57,11 @@ export class RegistryModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.downloads.register('packages', (key) => this.versions.countDownload(key));
+    this.downloads.register(
+      'packages',
+      (key) => this.versions.countDownload(key),
+      (key) => this.versions.visibilityOf(key),
+    );
     const invalidate = ({ packageId }: { packageId: string }) => this.viewCache.invalidate(packageId);
     this.events.onPackageChanged(invalidate);
     this.events.onVersionUploaded(invalidate);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
-import { createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
+import { ADMIN, createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
 import { zipBuilder } from '../../fixtures/zip-builder.js';
 
 async function stagedFiles(dataDir: string): Promise<string[]> {
@@ -166,6 +166,51 @@ describe.each(backends())('registry hardening on $name', (backend) => {
       const response = await owner.client.request(method, path, body);
       expect([400, 422]).toContain(response.status);
       expect(response.body.code).toBeDefined();
+    });
+  });
+
+  describe('signed download URLs', () => {
+    it('stop working once the package turns private; the owner gets a fresh one that works', async () => {
+      await createPackage(owner.client, 'Flipping');
+      expect((await uploadVersion(owner.client, 'Flipping', '1.0.0')).status).toBe(201);
+      const ticket = await registry.api.get('/api/v1/packages/Flipping/versions/1.0.0/download');
+      expect(ticket.status).toBe(200);
+      const url = ticket.body.url as string;
+      expect((await fetch(url)).status).toBe(200);
+
+      expect((await owner.client.patch('/api/v1/packages/Flipping', { visibility: 'private' })).status).toBe(200);
+      const refused = await fetch(url);
+      expect(refused.status).toBe(404);
+      expect(((await refused.json()) as { code: string }).code).toBe('NOT_FOUND');
+
+      const ownTicket = await owner.client.get('/api/v1/packages/Flipping/versions/1.0.0/download');
+      expect(ownTicket.status).toBe(200);
+      expect((await fetch(ownTicket.body.url as string)).status).toBe(200);
+    });
+
+    it('racing a delete answer 200 with the whole file or a JSON 404, never a 500 or a reset', async () => {
+      const statuses = new Set<number>();
+      for (let round = 0; round < 8; round += 1) {
+        const name = `Racing${round}`;
+        await createPackage(owner.client, name);
+        const uploaded = await uploadVersion(owner.client, name, '1.0.0');
+        expect(uploaded.status).toBe(201);
+        const ticket = await registry.api.get(`/api/v1/packages/${name}/versions/1.0.0/download`);
+        const url = ticket.body.url as string;
+        const size = ticket.body.size as number;
+        const downloads = Array.from({ length: 12 }, async (_, index) => {
+          await new Promise((resolve) => setTimeout(resolve, index));
+          const response = await fetch(url);
+          const bytes = Buffer.from(await response.arrayBuffer());
+          if (response.status === 200) expect(bytes.length).toBe(size);
+          else expect(JSON.parse(bytes.toString()).code).toBe('NOT_FOUND');
+          return response.status;
+        });
+        const removal = registry.as(ADMIN).delete(`/api/v1/packages/${name}`);
+        for (const status of await Promise.all(downloads)) statuses.add(status);
+        expect((await removal).status).toBeLessThan(300);
+      }
+      expect([...statuses].every((status) => status === 200 || status === 404)).toBe(true);
     });
   });
 });
