@@ -5,6 +5,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { json } from 'body-parser';
 import { PlatformError } from '../common/errors.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../common/json-depth.js';
+import { answerClientErrorsAsJson, rejectLongUrls } from '../common/oversized-requests.js';
+import type { Server } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { addAuthSecuritySchemes } from '../auth/openapi.js';
@@ -55,6 +57,8 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
   app.disable('x-powered-by');
   if (options.cors) app.enableCors({ origin: options.cors.origins, credentials: options.cors.credentials ?? false });
   app.use(requestIdMiddleware);
+  app.use(rejectLongUrls);
+  answerClientErrorsAsJson(app.getHttpServer() as Server, options.errorFormat ?? 'registry');
   // JSON bodies only; multipart uploads are streamed by the routes that take them. GET and HEAD carry
   // no body, so the hottest requests skip the parser entirely.
   const parseJson = json({ limit: options.bodyLimit ?? '2mb' });

@@ -85,6 +85,13 @@ export class PackageVersionsService {
         [{ field: 'toolbox_version', message: 'must be a semver range such as >=1.2.0 <2' }],
       );
     }
+    if (toolboxVersion && semver.minVersion(toolboxVersion) === null) {
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `toolbox_version "${toolboxVersion}" is a range no version can satisfy`,
+        [{ field: 'toolbox_version', message: 'no version satisfies this range' }],
+      );
+    }
     const dependencies = parseDependencies(body.fields.dependencies);
     const changelog = fields.changelog ?? body.fields.changelog ?? '';
     if (changelog.length > 100_000)
@@ -94,7 +101,11 @@ export class PackageVersionsService {
         { field: 'file', message: 'attach the ZIP as "file"' },
       ]);
     if (body.file.size === 0) throw new PlatformError('ZIP_REJECTED', 'The uploaded file is empty, not a ZIP archive');
-    await this.inspector.inspect(body.file.path);
+    const inspection = await this.inspector.inspect(body.file.path);
+    if (inspection.fileCount === 0)
+      throw new PlatformError('ZIP_REJECTED', 'The uploaded ZIP archive contains no files', [
+        { field: 'file', message: 'the archive is empty' },
+      ]);
     return { version, changelog, toolboxVersion, dependencies, file: body.file };
   }
 

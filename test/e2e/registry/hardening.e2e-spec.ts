@@ -213,4 +213,41 @@ describe.each(backends())('registry hardening on $name', (backend) => {
       expect([...statuses].every((status) => status === 200 || status === 404)).toBe(true);
     });
   });
+
+  describe('status codes of their own', () => {
+    it('answers 415 UNSUPPORTED_MEDIA_TYPE for a body in an unsupported charset', async () => {
+      const response = await fetch(`${registry.baseUrl}/api/v1/resolve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=klingon' },
+        body: '{"packages":[]}',
+      });
+      expect(response.status).toBe(415);
+      expect(((await response.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('answers a JSON 414 for an over-long URL and a JSON 431 for over-large headers', async () => {
+      const longUrl = await fetch(`${registry.baseUrl}/api/v1/search?q=${'a'.repeat(10_000)}`);
+      expect(longUrl.status).toBe(414);
+      expect(((await longUrl.json()) as { code: string }).code).toBe('URI_TOO_LONG');
+      const bigHeaders = await fetch(`${registry.baseUrl}/api/v1/packages`, {
+        headers: { 'x-big': 'b'.repeat(20_000) },
+      });
+      expect(bigHeaders.status).toBe(431);
+      expect(bigHeaders.headers.get('content-type')).toMatch(/application\/json/);
+      expect(((await bigHeaders.json()) as { code: string }).code).toBe('HEADERS_TOO_LARGE');
+      const hugeUrl = await fetch(`${registry.baseUrl}/api/v1/search?q=${'a'.repeat(40_000)}`);
+      expect([414, 431]).toContain(hugeUrl.status);
+      expect(((await hugeUrl.json()) as { code: string }).code).toMatch(/URI_TOO_LONG|HEADERS_TOO_LARGE/);
+    });
+
+    it('rejects an empty ZIP and a toolbox_version range no version can meet with 422', async () => {
+      const empty = await uploadVersion(owner.client, 'Hardened', '4.0.0', {}, zipBuilder().build());
+      expect(empty.status).toBe(422);
+      expect(empty.body.code).toBe('ZIP_REJECTED');
+      const impossible = await uploadVersion(owner.client, 'Hardened', '4.0.0', { toolbox_version: '>2.0.0 <1.0.0' });
+      expect(impossible.status).toBe(422);
+      expect(impossible.body.errors[0].field).toBe('toolbox_version');
+      expect((await registry.api.get('/api/v1/packages/Hardened')).body.versions).toEqual([]);
+    });
+  });
 });
