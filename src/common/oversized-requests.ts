@@ -36,9 +36,13 @@ export function answerClientErrorsAsJson(server: Server, format: ErrorFormat): v
     const requestId = randomUUID();
     const body = JSON.stringify(errorBody(format, { status, code, message, requestId }));
     const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
+    // A HEAD request's answer has no body: the client would read one as the next (garbled) response.
+    const head =
+      (error as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString() === 'HEAD ';
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n` +
+        (head ? '' : body),
     );
   });
 }
