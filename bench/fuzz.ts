@@ -4,7 +4,7 @@
  * of them — overflowing and malformed paging, hostile path segments, deep/invalid/null-laden JSON, wrong and
  * unknown content types and charsets, garbage multipart, forged tokens, over-long URLs and headers, aborted
  * bodies. It fails (exit 1) on any 5xx, any reset or dropped answer, and any error answer that is not JSON,
- * and prints the server's RSS after warm-up and at the end (after GC) to show it stays flat.
+ * and prints the server's RSS after warm-up, halfway and at the end (after GC) to show it stays flat.
  *
  * Run after `npm run build`:  node --expose-gc dist/bench/fuzz.js
  * On MySQL/MariaDB: BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/toolbox_fuzz (a fresh database is created and dropped).
@@ -270,6 +270,8 @@ async function main(): Promise<void> {
   const failures: Array<{ probe: Probe; outcome: Outcome }> = [];
   const statuses = new Map<string, number>();
   let rssAfterWarmUp = 0;
+  let rssHalfway = 0;
+  let heapHalfway = 0;
   const gc = (globalThis as { gc?: () => void }).gc;
   const started = Date.now();
   let next = 0;
@@ -279,6 +281,10 @@ async function main(): Promise<void> {
       if (n === 1000) {
         gc?.();
         rssAfterWarmUp = process.memoryUsage().rss;
+      }
+      if (n === Math.floor(TOTAL / 2)) {
+        gc?.();
+        ({ rss: rssHalfway, heapUsed: heapHalfway } = process.memoryUsage());
       }
       const probe = probeAt(n);
       const outcome = await send(port, probe);
@@ -295,7 +301,7 @@ async function main(): Promise<void> {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   await new Promise((resolve) => setTimeout(resolve, 500));
   gc?.();
-  const rssEnd = process.memoryUsage().rss;
+  const { rss: rssEnd, heapUsed: heapEnd } = process.memoryUsage();
   const seconds = (Date.now() - started) / 1000;
 
   await app.close();
@@ -321,8 +327,9 @@ async function main(): Promise<void> {
   );
   console.log(`| 5xx / resets / non-JSON errors | ${failures.length} |`);
   console.log(
-    `| RSS after 1,000 → after ${TOTAL} (GC${gc ? '' : ' unavailable: run with --expose-gc'}) | ${mb(rssAfterWarmUp)} → ${mb(rssEnd)} |`,
+    `| RSS after 1,000 → half → after ${TOTAL} (GC${gc ? '' : ' unavailable: run with --expose-gc'}) | ${mb(rssAfterWarmUp)} → ${mb(rssHalfway)} → ${mb(rssEnd)} |`,
   );
+  console.log(`| JS heap used, half → end | ${mb(heapHalfway)} → ${mb(heapEnd)} |`);
   for (const { probe, outcome } of failures.slice(0, 20))
     console.log(`  FAIL ${outcome.status} json=${outcome.json} ${probe.method} ${probe.path.slice(0, 160)}`);
   if (failures.length) process.exitCode = 1;
