@@ -32,6 +32,11 @@ export interface MultipartOptions {
   maxFileBytes: number;
   maxFieldBytes?: number;
   maxFields?: number;
+  /**
+   * Called with the text fields sent before the file part, before any of its bytes are staged: throwing
+   * refuses the upload at once (e.g. a version that is already taken), so nothing is written.
+   */
+  beforeFile?(fields: Record<string, string>): Promise<void>;
 }
 
 /** Uploads are staged under DATA_DIR/tmp: the same filesystem as local objects, so storing is a hard link, not a copy. */
@@ -142,17 +147,26 @@ export async function readMultipart(request: Request, options: MultipartOptions)
         file = upload;
         writing.push(stream);
         if (failed) stream.destroy();
+        const ready = options.beforeFile ? options.beforeFile({ ...fields }) : Promise.resolve();
         pending.push(
-          pipeline(stream, limiter, createWriteStream(path)).then(
-            () => {
-              upload.size = limiter.size;
-              upload.sha256 = limiter.hash.digest('hex');
-            },
-            (error) => {
-              stream.resume();
-              fail(error);
-            },
-          ),
+          ready
+            .then(
+              () => pipeline(stream, limiter, createWriteStream(path)),
+              (error: unknown) => {
+                stream.resume();
+                throw error;
+              },
+            )
+            .then(
+              () => {
+                upload.size = limiter.size;
+                upload.sha256 = limiter.hash.digest('hex');
+              },
+              (error) => {
+                stream.resume();
+                fail(error);
+              },
+            ),
         );
       });
       parser.on('filesLimit', () => fail(new PlatformError('BAD_REQUEST', 'Only one file may be uploaded')));

@@ -74,8 +74,9 @@ export class PackageVersionsController {
   ) {
     // Auth, package, ownership (and a version named in the query) are checked before a byte is staged.
     const queryVersion = typeof request.query.version === 'string' ? request.query.version : undefined;
+    let pkg;
     try {
-      await this.versions.assertMayUpload(caller, name, queryVersion);
+      pkg = await this.versions.assertMayUpload(caller, name, queryVersion);
     } catch (error) {
       // Refused before reading the body: drain it so the client still receives the answer.
       request.resume();
@@ -85,6 +86,8 @@ export class PackageVersionsController {
       fileField: 'file',
       maxFileBytes: this.config.registry.uploadMaxBytes,
       tempRoot: uploadTempRoot(this.config),
+      // A version field sent before the file (as clients do) is checked before the file is staged.
+      beforeFile: (fields) => this.versions.assertVersionNotTaken(pkg, fields.version),
     });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);

@@ -133,9 +133,14 @@ export class PackageVersionsService {
     if (!owns(caller, pkg))
       throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" may upload versions`);
     await this.packages.publishingPublisher(caller);
-    const valid = version ? semver.valid(version.trim()) : null;
-    if (valid) await this.assertVersionFree(pkg, valid);
+    await this.assertVersionNotTaken(pkg, version);
     return pkg;
+  }
+
+  /** A 409 for a version number (as the client sent it) that the package already has; anything else passes here. */
+  async assertVersionNotTaken(pkg: PackageEntity, rawVersion: string | undefined): Promise<void> {
+    const valid = rawVersion ? semver.valid(rawVersion.trim()) : null;
+    if (valid) await this.assertVersionFree(pkg, valid);
   }
 
   /** Multipart package creation with a first version: both rows or neither. */

@@ -83,6 +83,46 @@ describe.each(backends())('registry hardening on $name', (backend) => {
       expect(after).toBeLessThanOrEqual(before + 2);
     });
 
+    it('answer 409 for a taken version as soon as the file part starts, without waiting for its bytes', async () => {
+      await createPackage(owner.client, 'Taken');
+      expect((await uploadVersion(owner.client, 'Taken', '1.0.0')).status).toBe(201);
+      const boundary = 'tbtakenboundary';
+      const head =
+        `--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0.0\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n` +
+        'Content-Type: application/zip\r\n\r\n';
+      const status = await new Promise<number | 'no answer'>((resolve) => {
+        const req = httpRequest(new URL('/api/v1/packages/Taken/versions', registry.baseUrl), {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${owner.client.bearer}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': String(head.length + 10 * 1024 * 1024),
+          },
+        });
+        const timer = setTimeout(() => {
+          req.destroy();
+          resolve('no answer');
+        }, 3000);
+        req.on('error', () => undefined);
+        req.on('response', (response) => {
+          clearTimeout(timer);
+          response.resume();
+          req.destroy();
+          resolve(response.statusCode ?? 0);
+        });
+        req.write(head);
+        req.write(Buffer.alloc(16 * 1024, 1));
+      });
+      expect(status).toBe(409);
+      expect(
+        await eventually(
+          () => stagedFiles(registry.dataDir),
+          (files) => files.length === 0,
+        ),
+      ).toEqual([]);
+    });
+
     it('are refused before the body is read when the caller does not own the package', async () => {
       const response = await uploadVersion(stranger.client, 'Hardened', '1.0.0');
       expect(response.status).toBe(403);
