@@ -112,7 +112,8 @@ export async function readMultipart(request: Request, options: MultipartOptions)
         request.unpipe(parser);
         // Settle the file write: without this an aborted body never ends, the pipeline never settles and
         // the open handle and the staged file stay forever.
-        for (const stream of writing) stream.destroy(error instanceof Error ? error : undefined);
+        // (Without an error: a stream still waiting on beforeFile has no listener for one.)
+        for (const stream of writing) stream.destroy();
         // Keep reading (and dropping) the rest of the body so the client receives our answer.
         request.resume();
         reject(error);
@@ -146,6 +147,8 @@ export async function readMultipart(request: Request, options: MultipartOptions)
         };
         file = upload;
         writing.push(stream);
+        // Its errors reach us through the pipeline; until that is attached (beforeFile) they must not go unheard.
+        stream.on('error', () => undefined);
         if (failed) stream.destroy();
         const ready = options.beforeFile ? options.beforeFile({ ...fields }) : Promise.resolve();
         pending.push(
