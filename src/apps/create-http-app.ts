@@ -3,6 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { json } from 'body-parser';
+import { PlatformError } from '../common/errors.js';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../common/json-depth.js';
+import { answerClientErrorsAsJson, rejectLongUrls } from '../common/oversized-requests.js';
+import type { Server } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { addAuthSecuritySchemes } from '../auth/openapi.js';
@@ -72,12 +76,21 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
     });
   }
   app.use(requestIdMiddleware);
+  app.use(rejectLongUrls);
+  answerClientErrorsAsJson(app.getHttpServer() as Server, options.errorFormat ?? 'registry');
   // JSON bodies only; multipart uploads are streamed by the routes that take them. GET and HEAD carry
   // no body, so the hottest requests skip the parser entirely.
   const parseJson = json({ limit: options.bodyLimit ?? '2mb' });
-  app.use((request: Request, response: Response, next: NextFunction) =>
-    request.method === 'GET' || request.method === 'HEAD' ? next() : parseJson(request, response, next),
-  );
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return next();
+    parseJson(request, response, (error?: unknown) => {
+      if (error) return next(error);
+      // Validation and transformation recurse: a hostile nesting must stop here, not overflow the stack.
+      if (jsonDeeperThan(request.body))
+        return next(new PlatformError('BAD_REQUEST', `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`));
+      next();
+    });
+  });
   app.useGlobalFilters(new PlatformExceptionFilter(options.errorFormat ?? 'registry'));
   app.useGlobalPipes(new PlatformValidationPipe());
   if (options.shutdownHooks !== false) app.enableShutdownHooks();

@@ -32,6 +32,11 @@ export interface MultipartOptions {
   maxFileBytes: number;
   maxFieldBytes?: number;
   maxFields?: number;
+  /**
+   * Called with the text fields sent before the file part, before any of its bytes are staged: throwing
+   * refuses the upload at once (e.g. a version that is already taken), so nothing is written.
+   */
+  beforeFile?(fields: Record<string, string>): Promise<void>;
 }
 
 /** Uploads are staged under DATA_DIR/tmp: the same filesystem as local objects, so storing is a hard link, not a copy. */
@@ -80,6 +85,8 @@ export async function readMultipart(request: Request, options: MultipartOptions)
   const fields: Record<string, string> = {};
   let file: UploadedFile | null = null;
   const pending: Promise<void>[] = [];
+  // The file part being written: destroyed when the request fails or is aborted, so its handle closes.
+  const writing: Array<{ destroy(error?: Error): void }> = [];
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -103,6 +110,10 @@ export async function readMultipart(request: Request, options: MultipartOptions)
         if (failed) return;
         failed = true;
         request.unpipe(parser);
+        // Settle the file write: without this an aborted body never ends, the pipeline never settles and
+        // the open handle and the staged file stay forever.
+        // (Without an error: a stream still waiting on beforeFile has no listener for one.)
+        for (const stream of writing) stream.destroy();
         // Keep reading (and dropping) the rest of the body so the client receives our answer.
         request.resume();
         reject(error);
@@ -135,17 +146,30 @@ export async function readMultipart(request: Request, options: MultipartOptions)
           sha256: '',
         };
         file = upload;
+        writing.push(stream);
+        // Its errors reach us through the pipeline; until that is attached (beforeFile) they must not go unheard.
+        stream.on('error', () => undefined);
+        if (failed) stream.destroy();
+        const ready = options.beforeFile ? options.beforeFile({ ...fields }) : Promise.resolve();
         pending.push(
-          pipeline(stream, limiter, createWriteStream(path)).then(
-            () => {
-              upload.size = limiter.size;
-              upload.sha256 = limiter.hash.digest('hex');
-            },
-            (error) => {
-              stream.resume();
-              fail(error);
-            },
-          ),
+          ready
+            .then(
+              () => pipeline(stream, limiter, createWriteStream(path)),
+              (error: unknown) => {
+                stream.resume();
+                throw error;
+              },
+            )
+            .then(
+              () => {
+                upload.size = limiter.size;
+                upload.sha256 = limiter.hash.digest('hex');
+              },
+              (error) => {
+                stream.resume();
+                fail(error);
+              },
+            ),
         );
       });
       parser.on('filesLimit', () => fail(new PlatformError('BAD_REQUEST', 'Only one file may be uploaded')));
@@ -157,7 +181,12 @@ export async function readMultipart(request: Request, options: MultipartOptions)
       parser.on('close', () => {
         Promise.all(pending).then(() => (failed ? undefined : resolve()), fail);
       });
-      request.on('aborted', () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client')));
+      const aborted = () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client'));
+      request.on('aborted', aborted);
+      request.on('error', aborted);
+      request.on('close', () => {
+        if (!request.complete) aborted();
+      });
       request.pipe(parser);
     });
   } catch (error) {

@@ -2,13 +2,17 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
-/** `page` from 1, `per_page` 1–100 (default 20), as the seed's list operations define them. */
+/** The highest page a list answers: (page - 1) * per_page stays a small, exact integer for every database. */
+export const MAX_PAGE = 1_000_000;
+
+/** `page` from 1 to MAX_PAGE, `per_page` 1–100 (default 20), as the seed's list operations define them. */
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page: number = 1;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })

@@ -43,16 +43,9 @@ export async function sendStoredObject(
   object: StoredObjectResponse,
 ): Promise<void> {
   const etag = `"${object.etag}"`;
-  response.setHeader('ETag', etag);
-  response.setHeader('Accept-Ranges', 'bytes');
-  response.setHeader('Content-Type', object.contentType);
-  response.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
-  if (object.filename)
-    response.setHeader('Content-Disposition', `attachment; filename="${object.filename.replace(/["\\\r\n]/g, '_')}"`);
-  for (const [name, value] of Object.entries(object.headers ?? {})) response.setHeader(name, value);
-
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+    response.setHeader('ETag', etag);
     response.status(304).end();
     return;
   }
@@ -62,6 +55,23 @@ export async function sendStoredObject(
     response.setHeader('Content-Range', `bytes */${object.size}`);
     throw new PlatformError('RANGE_NOT_SATISFIABLE', `Range not satisfiable for an object of ${object.size} bytes`);
   }
+  // Opened before any header is set: an object deleted meanwhile answers a clean JSON 404, not a broken 200.
+  let stream: Readable | null = null;
+  if (request.method !== 'HEAD') {
+    try {
+      stream = await object.open(range ?? undefined);
+    } catch (error) {
+      if ((error as Error)?.name === 'ObjectNotFoundError') throw new PlatformError('NOT_FOUND', 'File not found');
+      throw error;
+    }
+  }
+  response.setHeader('ETag', etag);
+  response.setHeader('Accept-Ranges', 'bytes');
+  response.setHeader('Content-Type', object.contentType);
+  response.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
+  if (object.filename)
+    response.setHeader('Content-Disposition', `attachment; filename="${object.filename.replace(/["\\\r\n]/g, '_')}"`);
+  for (const [name, value] of Object.entries(object.headers ?? {})) response.setHeader(name, value);
   if (range) {
     response.status(206);
     response.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${object.size}`);
@@ -70,11 +80,10 @@ export async function sendStoredObject(
     response.status(200);
     response.setHeader('Content-Length', String(object.size));
   }
-  if (request.method === 'HEAD') {
+  if (!stream) {
     response.end();
     return;
   }
-  const stream = await object.open(range ?? undefined);
   try {
     await pipeline(stream, response);
   } catch (error) {

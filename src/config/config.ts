@@ -107,6 +107,8 @@ export interface RegistryConfig extends ListenConfig {
   publicBaseUrl: string | null;
   signedUrlTtlSeconds: number;
   uploadMaxBytes: number;
+  /** UPLOAD_STAGING_MAX_AGE_SECONDS: staged upload files older than this are swept (at start and periodically). */
+  uploadStagingMaxAgeSeconds: number;
   zipLimits: ZipLimits;
   rateLimit: { anonPerHour: number; authPerHour: number };
   adminUsers: string[];
@@ -465,6 +467,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       publicBaseUrl: publicBaseUrl?.replace(/\/+$/, '') ?? null,
       signedUrlTtlSeconds: read.integer('SIGNED_URL_TTL_SECONDS', 600, { min: 1, max: 7 * 24 * 3600 }),
       uploadMaxBytes: read.integer('UPLOAD_MAX_BYTES', 100 * MiB, { min: 1 }),
+      uploadStagingMaxAgeSeconds: read.integer('UPLOAD_STAGING_MAX_AGE_SECONDS', 3600, { min: 1 }),
       zipLimits: {
         maxEntries: read.integer('ZIP_MAX_ENTRIES', DEFAULT_ZIP_LIMITS.maxEntries, { min: 1 }),
         maxTotalUncompressedBytes: read.integer(

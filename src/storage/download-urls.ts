@@ -19,9 +19,10 @@ export class DownloadUrls {
   }
 
   /** `baseUrl` is the request's public base URL (`@RequestBaseUrl()`, common/request-base-url.ts: PUBLIC_BASE_URL or the request's origin). */
-  signedUrl(storageKey: string, baseUrl: string): string {
+  /** `visibility`: what the object's owner was at issue time; the URL stops working once it turns private. */
+  signedUrl(storageKey: string, baseUrl: string, visibility?: string): string {
     const path = `${FILES_PATH}${storageKey}`;
-    const { query } = this.signer.sign(path, this.config.registry.signedUrlTtlSeconds);
+    const { query } = this.signer.sign(path, this.config.registry.signedUrlTtlSeconds, Date.now(), visibility);
     return `${baseUrl}${path}?${query}`;
   }
 }

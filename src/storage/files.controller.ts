@@ -10,6 +10,9 @@ import { FILES_PATH } from './download-urls.js';
 import { StorageService } from './storage.service.js';
 import { UrlSigner } from './url-signer.js';
 
+/** What a signed URL may be bound to: nothing (artifacts), or the package visibility it was issued for. */
+const SIGNED_SCOPES = [undefined, 'public', 'unlisted', 'private'] as const;
+
 /**
  * Serves the signed, time-limited download URLs. The signature is the authorisation, so any
  * Authorization header a client attaches is ignored rather than checked.
@@ -31,9 +34,15 @@ export class FilesController {
   async download(@Req() request: Request, @Res() response: Response): Promise<void> {
     const path = request.path;
     const key = decodeURIComponent(path.slice(FILES_PATH.length));
-    const verdict = this.signer.verify(path, request.query.expires, request.query.signature);
+    const { verdict, scope } = this.signer.verifyScoped(
+      path,
+      request.query.expires,
+      request.query.signature,
+      SIGNED_SCOPES,
+    );
     if (verdict === 'expired') throw new PlatformError('FORBIDDEN', 'This download URL has expired; request a new one');
     if (verdict !== 'ok') throw new PlatformError('FORBIDDEN', 'Invalid download URL signature');
+    if (!(await this.counters.stillServable(key, scope))) throw new PlatformError('NOT_FOUND', 'File not found');
     const info = await this.storage.stat(key);
     if (!info) throw new PlatformError('NOT_FOUND', 'File not found');
     await sendStoredObject(request, response, {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { copyFile, link, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, open, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { makeDirectory, replaceFileAtomically } from '../common/atomic-write.js';
@@ -28,11 +27,24 @@ export class LocalObjectStore implements ObjectStore {
     );
   }
 
+  /**
+   * Opens the file before answering: a delete racing the read either wins (ObjectNotFoundError, a 404) or
+   * loses (the open handle keeps the bytes readable until the stream ends) — never a half-sent response.
+   */
   async get(key: string, range?: ByteRange): Promise<Readable> {
-    const path = this.pathOf(key);
-    const info = await this.stat(key);
-    if (!info) throw new ObjectNotFoundError(key);
-    return createReadStream(path, range ? { start: range.start, end: range.end } : undefined);
+    let handle;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR')
+        throw new ObjectNotFoundError(key);
+      throw error;
+    }
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
+      throw new ObjectNotFoundError(key);
+    }
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
   async stat(key: string): Promise<ObjectInfo | null> {

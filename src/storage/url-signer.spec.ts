@@ -120,4 +120,17 @@ describe('UrlSigner', () => {
   it('signs the same path and expiry identically with the same secret', () => {
     expect(signedParameters(new UrlSigner('platform-secret')).signature).toBe(signedParameters(signer).signature);
   });
+
+  it('binds a scope into the signature without writing it into the URL', () => {
+    const { query } = signer.sign(PATH, 60, NOW, 'public');
+    expect(query).toMatch(/^expires=\d+&signature=[0-9a-f]{64}$/);
+    const params = new URLSearchParams(query);
+    const [expires, signature] = [params.get('expires'), params.get('signature')];
+    expect(signer.verifyScoped(PATH, expires, signature, [undefined, 'public', 'private'], NOW)).toEqual({
+      verdict: 'ok',
+      scope: 'public',
+    });
+    expect(signer.verify(PATH, expires, signature, NOW)).toBe('invalid');
+    expect(signer.verifyScoped(PATH, expires, signature, ['private'], NOW).verdict).toBe('invalid');
+  });
 });

@@ -59,6 +59,7 @@ export {
 } from './function-test-runner.js';
 export { NetworkProbe, type PingMeasurement } from './network-probe.js';
 export { ProbeController, geoAnswerFor } from './probe.controller.js';
+export { isLocalAddress, normaliseAddress } from './local-address.js';
 export { Result, type ResultErrorKind, type ResultWire } from './result.js';
 export { runHttp, type RemoteHttpMethod } from './run-http.js';
 export { WsChannels, type BroadcastOptions, type LocalWsConnections } from './ws-channels.js';

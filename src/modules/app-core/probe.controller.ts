@@ -1,5 +1,6 @@
-import { Controller, Get, Req } from '@nestjs/common';
+import { Controller, Get, Optional, Req } from '@nestjs/common';
 import { Public } from '../../auth/access.decorators.js';
+import { GeoDatabase } from './geo-database.js';
 import { isLocalAddress, normaliseAddress } from './local-address.js';
 
 /** The answer of `GET /api/geo`. */
@@ -12,15 +13,17 @@ export interface GeoAnswer {
   latitude: number | null;
   longitude: number | null;
   timezone: string | null;
+  /** Credit for the data a public address was located with (its licence asks for it). */
+  attribution?: string;
   error?: string;
 }
 
 /**
  * Probe answer for a caller's address: loopback and private addresses are local (no lookup happens);
- * a public address carries `error`, because this platform ships no geolocation database and makes no
- * outside lookup.
+ * a public address is located in the offline database (geo-database.ts), and carries `error` only when
+ * the database is not installed or does not know the address. No outside lookup ever happens.
  */
-export function geoAnswerFor(address: string): GeoAnswer {
+export async function geoAnswerFor(address: string, database?: GeoDatabase): Promise<GeoAnswer> {
   const ip = normaliseAddress(address);
   const local = isLocalAddress(ip);
   const answer: GeoAnswer = {
@@ -33,13 +36,21 @@ export function geoAnswerFor(address: string): GeoAnswer {
     longitude: null,
     timezone: null,
   };
-  if (!local) answer.error = 'geolocation unavailable';
-  return answer;
+  if (local) return answer;
+  const place = database ? await database.lookup(ip) : null;
+  if (!place) return { ...answer, error: 'geolocation unavailable' };
+  return { ...answer, ...place, attribution: database!.attribution };
 }
 
 /** The network probe endpoints the app uses to find and measure a platform server (seed 03 C). */
 @Controller('api')
 export class ProbeController {
+  private readonly database: GeoDatabase;
+
+  constructor(@Optional() database?: GeoDatabase) {
+    this.database = database ?? new GeoDatabase();
+  }
+
   /** Reachability: status 200 with `{status: "pong", timestamp}`. */
   @Public()
   @Get('ping')
@@ -50,7 +61,7 @@ export class ProbeController {
   /** The caller's address and what is known of its location. */
   @Public()
   @Get('geo')
-  geo(@Req() request: { ip?: string; socket?: { remoteAddress?: string } }): GeoAnswer {
-    return geoAnswerFor(request.ip ?? request.socket?.remoteAddress ?? '');
+  geo(@Req() request: { ip?: string; socket?: { remoteAddress?: string } }): Promise<GeoAnswer> {
+    return geoAnswerFor(request.ip ?? request.socket?.remoteAddress ?? '', this.database);
   }
 }

@@ -5,7 +5,7 @@ import { Public } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
 import { ApiErrors } from '../../common/openapi.js';
-import { geoAnswerFor } from '../app-core/index.js';
+import { isLocalAddress, normaliseAddress } from '../app-core/index.js';
 import { parseClientLogs } from './client-logs.js';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
 import { ClientLogsAnswerDto, IpAnswerDto } from './http-worker.responses.js';
@@ -25,8 +25,8 @@ export class NetworkController {
     type: IpAnswerDto,
   })
   ip(@Req() request: Request): IpAnswerDto {
-    const answer = geoAnswerFor(request.ip ?? request.socket.remoteAddress ?? '');
-    return { ip: answer.ip, local: answer.local };
+    const ip = normaliseAddress(request.ip ?? request.socket.remoteAddress ?? '');
+    return { ip, local: isLocalAddress(ip) };
   }
 
   @Post('client-logs')

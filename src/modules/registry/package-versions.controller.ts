@@ -72,14 +72,26 @@ export class PackageVersionsController {
     @RequestBaseUrl() baseUrl: string,
     @Param('name') name: string,
   ) {
+    // Auth, package, ownership (and a version named in the query) are checked before a byte is staged.
+    const queryVersion = typeof request.query.version === 'string' ? request.query.version : undefined;
+    let pkg;
+    try {
+      pkg = await this.versions.assertMayUpload(caller, name, queryVersion);
+    } catch (error) {
+      // Refused before reading the body: drain it so the client still receives the answer.
+      request.resume();
+      throw error;
+    }
     const body = await readMultipart(request, {
       fileField: 'file',
       maxFileBytes: this.config.registry.uploadMaxBytes,
       tempRoot: uploadTempRoot(this.config),
+      // A version field sent before the file (as clients do) is checked before the file is staged.
+      beforeFile: (fields) => this.versions.assertVersionNotTaken(pkg, fields.version),
     });
     try {
       const { pkg, version } = await this.versions.upload(caller, name, body);
-      return uploadedVersionView(pkg, version, this.versions.signedUrl(version.storageKey, baseUrl));
+      return uploadedVersionView(pkg, version, this.versions.signedUrl(version.storageKey, baseUrl, pkg.visibility));
     } finally {
       await body.cleanup();
     }
@@ -121,7 +133,7 @@ export class PackageVersionsController {
   ): Promise<void> {
     const { pkg, version: row } = await this.versions.findVersion(caller, name, version);
     if (request.accepts(['application/zip', 'application/octet-stream', 'application/json']) === 'application/json') {
-      response.json(versionDetailView(pkg, row, this.versions.signedUrl(row.storageKey, baseUrl)));
+      response.json(versionDetailView(pkg, row, this.versions.signedUrl(row.storageKey, baseUrl, pkg.visibility)));
       return;
     }
     await sendStoredObject(request, response, {

@@ -6,6 +6,7 @@ import semver from 'semver';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
 import type { MultipartBody, UploadedFile } from '../../common/multipart-reader.js';
+import { jsonDeeperThan } from '../../common/json-depth.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import { parseRequirement } from '../../packaging/requirement.js';
@@ -84,6 +85,13 @@ export class PackageVersionsService {
         [{ field: 'toolbox_version', message: 'must be a semver range such as >=1.2.0 <2' }],
       );
     }
+    if (toolboxVersion && semver.minVersion(toolboxVersion) === null) {
+      throw new PlatformError(
+        'UNPROCESSABLE_ENTITY',
+        `toolbox_version "${toolboxVersion}" is a range no version can satisfy`,
+        [{ field: 'toolbox_version', message: 'no version satisfies this range' }],
+      );
+    }
     const dependencies = parseDependencies(body.fields.dependencies);
     const changelog = fields.changelog ?? body.fields.changelog ?? '';
     if (changelog.length > 100_000)
@@ -93,7 +101,11 @@ export class PackageVersionsService {
         { field: 'file', message: 'attach the ZIP as "file"' },
       ]);
     if (body.file.size === 0) throw new PlatformError('ZIP_REJECTED', 'The uploaded file is empty, not a ZIP archive');
-    await this.inspector.inspect(body.file.path);
+    const inspection = await this.inspector.inspect(body.file.path);
+    if (inspection.fileCount === 0)
+      throw new PlatformError('ZIP_REJECTED', 'The uploaded ZIP archive contains no files', [
+        { field: 'file', message: 'the archive is empty' },
+      ]);
     return { version, changelog, toolboxVersion, dependencies, file: body.file };
   }
 
@@ -103,16 +115,32 @@ export class PackageVersionsService {
     name: string,
     body: MultipartBody,
   ): Promise<{ pkg: PackageEntity; version: PackageVersionEntity }> {
-    const pkg = await this.packages.findReadable(caller, name);
-    if (!owns(caller, pkg))
-      throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" may upload versions`);
-    await this.packages.publishingPublisher(caller);
+    const pkg = await this.assertMayUpload(caller, name);
     const prepared = await this.prepare(body, {});
     await this.assertVersionFree(pkg, prepared.version);
     const version = await this.commit(prepared, pkg, async (manager, storageKey) =>
       this.insertVersion(manager, pkg, prepared, storageKey),
     );
     return { pkg: (await this.packages.findById(pkg.id)) ?? pkg, version };
+  }
+
+  /**
+   * What can be checked before the body is read (package, ownership, an active publisher, and the version
+   * when the client names it in the query): a refused upload never stages a byte.
+   */
+  async assertMayUpload(caller: Caller, name: string, version?: string): Promise<PackageEntity> {
+    const pkg = await this.packages.findReadable(caller, name);
+    if (!owns(caller, pkg))
+      throw new PlatformError('FORBIDDEN', `Only the publisher of "${pkg.name}" may upload versions`);
+    await this.packages.publishingPublisher(caller);
+    await this.assertVersionNotTaken(pkg, version);
+    return pkg;
+  }
+
+  /** A 409 for a version number (as the client sent it) that the package already has; anything else passes here. */
+  async assertVersionNotTaken(pkg: PackageEntity, rawVersion: string | undefined): Promise<void> {
+    const valid = rawVersion ? semver.valid(rawVersion.trim()) : null;
+    if (valid) await this.assertVersionFree(pkg, valid);
   }
 
   /** Multipart package creation with a first version: both rows or neither. */
@@ -239,7 +267,7 @@ export class PackageVersionsService {
   async downloadTicket(caller: Caller, name: string, version: string, baseUrl: string): Promise<DownloadTicket> {
     const { pkg, version: row } = await this.findVersion(caller, name, version);
     return {
-      url: this.signedUrl(row.storageKey, baseUrl),
+      url: this.signedUrl(row.storageKey, baseUrl, pkg.visibility),
       expiresIn: this.downloadUrls.ttlSeconds,
       size: row.sizeBytes,
       checksumSha256: row.checksumSha256,
@@ -248,12 +276,24 @@ export class PackageVersionsService {
     };
   }
 
-  signedUrl(storageKey: string, baseUrl: string): string {
-    return this.downloadUrls.signedUrl(storageKey, baseUrl);
+  /** Bound to the package's visibility at issue time: a public package's URL dies when it turns private. */
+  signedUrl(storageKey: string, baseUrl: string, visibility?: string): string {
+    return this.downloadUrls.signedUrl(storageKey, baseUrl, visibility);
   }
 
   open(row: PackageVersionEntity, range?: ByteRange): Promise<Readable> {
     return this.storage.get(row.storageKey, range);
+  }
+
+  /** The current visibility of the package owning a stored version, null when none does (any more). */
+  async visibilityOf(storageKey: string): Promise<string | null> {
+    const row = await this.versions.findOne({ where: { storageKey }, select: { id: true, packageId: true } });
+    if (!row) return null;
+    const pkg = await this.packageRows.findOne({
+      where: { id: row.packageId },
+      select: { id: true, visibility: true },
+    });
+    return pkg?.visibility ?? null;
   }
 
   /** Counts a served file on the version, its package (and so its publisher). */
@@ -290,7 +330,7 @@ export function parseDependencies(raw: string | undefined): string[] {
       { field: 'dependencies', message: 'must be a JSON array' },
     ]);
   }
-  if (!Array.isArray(parsed)) {
+  if (!Array.isArray(parsed) || jsonDeeperThan(parsed, 2)) {
     throw new PlatformError('UNPROCESSABLE_ENTITY', 'dependencies must be a JSON array', [
       { field: 'dependencies', message: 'must be a JSON array' },
     ]);

@@ -100,6 +100,13 @@ export class PackagesController {
   })
   async create(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller) {
     if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
+      try {
+        // No publisher (or a suspended one): refused before a byte is staged.
+        await this.packages.publishingPublisher(caller);
+      } catch (error) {
+        request.resume();
+        throw error;
+      }
       const body = await readMultipart(request, {
         fileField: 'file',
         maxFileBytes: this.config.registry.uploadMaxBytes,

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../../common/pagination.js';
 import { PACKAGE_TYPES, VISIBILITIES, type PackageType, type Visibility } from './entities/package.entity.js';
-import { OptionalHttpUrl } from '../../common/dto-fields.js';
+import { IsOmittable, OptionalHttpUrl } from '../../common/dto-fields.js';
 
 /** Package and publisher names: 1–100 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -15,13 +15,13 @@ export class RegisterPublisherDto {
   name: string;
 
   @ApiPropertyOptional({ example: 'ToolBox Team' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(200)
   display_name?: string;
 
   @ApiPropertyOptional({ example: 'team@example.com' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Matches(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: 'email must be an e-mail address' })
   @MaxLength(320)
@@ -33,19 +33,19 @@ export class RegisterPublisherDto {
 
 class PackageFieldsDto {
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(200)
   display_name?: string;
 
   @ApiPropertyOptional({ maxLength: 5000 })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(5000)
   description?: string;
 
   @ApiPropertyOptional({ enum: VISIBILITIES, default: 'public' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(VISIBILITIES)
   visibility?: Visibility;
 
@@ -56,13 +56,13 @@ class PackageFieldsDto {
   repository?: string;
 
   @ApiPropertyOptional({ example: 'MIT' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(100)
   license?: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: 20 })
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(20)
   @IsString({ each: true })
@@ -70,7 +70,7 @@ class PackageFieldsDto {
   keywords?: string[];
 
   @ApiPropertyOptional({ description: 'Markdown', maxLength: 200000 })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(200_000)
   readme?: string;
@@ -83,19 +83,19 @@ export class CreatePackageDto extends PackageFieldsDto {
   name: string;
 
   @ApiPropertyOptional({ enum: PACKAGE_TYPES, default: 'mod' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(PACKAGE_TYPES)
   package_type?: PackageType;
 
   /** Multipart creation only: the first version's number and changelog. */
   @ApiPropertyOptional({ description: 'multipart creation: version of the attached file' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(100)
   version?: string;
 
   @ApiPropertyOptional({ description: 'multipart creation: changelog of the attached file' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(100_000)
   changelog?: string;
@@ -105,7 +105,7 @@ export class UpdatePackageDto extends PackageFieldsDto {}
 
 export class YankDto {
   @ApiPropertyOptional({ example: 'security issue' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(1000)
   reason?: string;
@@ -113,12 +113,12 @@ export class YankDto {
 
 export class ListPackagesQuery extends PageQuery {
   @ApiPropertyOptional({ enum: PACKAGE_TYPES })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(PACKAGE_TYPES)
   package_type?: PackageType;
 
   @ApiPropertyOptional({ description: 'publisher name' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(100)

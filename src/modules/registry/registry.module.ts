@@ -18,6 +18,7 @@ import { PackagesService } from './packages.service.js';
 import { PublishersService } from './publishers.service.js';
 import { RegistryEvents } from './registry-events.js';
 import { RegistryAccountsService } from './registry-accounts.service.js';
+import { StagingSweepService } from './staging-sweep.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([RegistryAccountEntity, PublisherEntity, PackageEntity, PackageVersionEntity])],
@@ -33,6 +34,7 @@ import { RegistryAccountsService } from './registry-accounts.service.js';
     RegistryEvents,
     PackageViewCache,
     PackageCatalogRepository,
+    StagingSweepService,
   ],
   exports: [
     USER_RESOLVER,
@@ -55,7 +57,11 @@ export class RegistryModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.downloads.register('packages', (key) => this.versions.countDownload(key));
+    this.downloads.register(
+      'packages',
+      (key) => this.versions.countDownload(key),
+      (key) => this.versions.visibilityOf(key),
+    );
     const invalidate = ({ packageId }: { packageId: string }) => this.viewCache.invalidate(packageId);
     this.events.onPackageChanged(invalidate);
     this.events.onVersionUploaded(invalidate);

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsOmittable } from '../../common/dto-fields.js';
 
 /** Enough for any real install; bounds the work one request can ask for. */
 export const MAX_ROOT_REQUIREMENTS = 500;
@@ -15,7 +16,7 @@ export class PackageRequirementDto {
     example: '^1.0.0',
     description: 'Version range (npm semver, comma sets, ==pins); empty or absent: any',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(1000)
   version?: string;
@@ -28,7 +29,7 @@ export class ResolveRequestDto {
     example: ['CloudM>=2.0.0', 'lib^1.2', 'x==1.0.0', 'y', 'z>=1.0,<2.0'],
     description: 'Requirement strings: name plus range (npm semver syntax, comma-separated sets, == pins)',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(MAX_ROOT_REQUIREMENTS)
   @IsString({ each: true })
@@ -36,7 +37,7 @@ export class ResolveRequestDto {
   requirements?: string[];
 
   @ApiPropertyOptional({ type: [PackageRequirementDto], maxItems: MAX_ROOT_REQUIREMENTS })
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(MAX_ROOT_REQUIREMENTS)
   @ValidateNested({ each: true })
@@ -47,7 +48,7 @@ export class ResolveRequestDto {
     example: '1.5.0',
     description: 'Host (ToolBox) version; versions whose toolbox_version range excludes it are skipped',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(100)
   toolbox_version?: string;
@@ -60,7 +61,7 @@ export class CheckCompatibilityDto {
   package: string;
 
   @ApiPropertyOptional({ example: '1.2.0', description: 'Default: the latest version' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(100)
   version?: string;
@@ -69,7 +70,7 @@ export class CheckCompatibilityDto {
     example: '1.5.0',
     description: 'Host (ToolBox) version; absent: only the dependencies are checked',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(100)
   toolbox_version?: string;

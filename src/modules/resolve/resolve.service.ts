@@ -75,7 +75,7 @@ export class ResolveService {
       return {
         name: entry.name,
         version: entry.version,
-        downloadUrl: this.versions.signedUrl(payload.storageKey, baseUrl),
+        downloadUrl: this.versions.signedUrl(payload.storageKey, baseUrl, payload.visibility),
         checksumSha256: payload.checksumSha256,
         dependencies: entry.dependencies,
       };

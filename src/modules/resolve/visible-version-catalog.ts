@@ -10,6 +10,8 @@ export interface VersionPayload {
   packageName: string;
   storageKey: string;
   checksumSha256: string;
+  /** The package's visibility when resolved: its signed URL stops working once the package turns private. */
+  visibility: string;
 }
 
 interface KnownPackage {
@@ -154,6 +156,7 @@ export class VisibleVersionCatalog implements PackageCatalog {
       packageName: this.namesById.get(row.packageId) ?? '',
       storageKey: row.storageKey,
       checksumSha256: row.checksumSha256,
+      visibility: row.visibility,
     };
     return {
       version: row.version,

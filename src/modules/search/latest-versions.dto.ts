@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { MAX_PAGE } from '../../common/pagination.js';
 import { LATEST_VERSIONS_MAX_NAMES } from './latest-versions.service.js';
 
 /** `names=a&names=b`, `names=a,b` or both mixed: one flat list. */
@@ -15,11 +16,17 @@ function splitNames({ value }: { value: unknown }): unknown {
 }
 
 class VersionsPaging {
-  @ApiPropertyOptional({ minimum: 1, default: 1, description: 'With no names: the page of all visible packages' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: 1,
+    description: 'With no names: the page of all visible packages',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page: number = 1;
 
   @ApiPropertyOptional({

@@ -1,0 +1,36 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { uploadTempRoot } from '../../common/multipart-reader.js';
+import { sweepStagedUploads } from '../../common/staging-sweeper.js';
+import { PLATFORM_CONFIG } from '../../config/config.module.js';
+import type { PlatformConfig } from '../../config/config.js';
+
+/** Sweeps stale staged uploads (DATA_DIR/tmp) at start and then periodically. */
+@Injectable()
+export class StagingSweepService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('UploadStaging');
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(@Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig) {}
+
+  get maxAgeMs(): number {
+    return this.config.registry.uploadStagingMaxAgeSeconds * 1000;
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.sweep();
+    const every = Math.min(this.maxAgeMs, 5 * 60_000);
+    this.timer = setInterval(() => void this.sweep(), every);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async sweep(): Promise<string[]> {
+    const removed = await sweepStagedUploads(uploadTempRoot(this.config), this.maxAgeMs);
+    if (removed.length) this.logger.log(`Swept ${removed.length} stale staged upload(s)`);
+    return removed;
+  }
+}

@@ -1,0 +1,293 @@
+import { request as httpRequest } from 'node:http';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { backends } from '../../support/backends.js';
+import { eventually } from '../../support/eventually.js';
+import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
+import { ADMIN, createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
+import { zipBuilder } from '../../fixtures/zip-builder.js';
+
+async function stagedFiles(dataDir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(join(dataDir, 'tmp'), { recursive: true, withFileTypes: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+const openDescriptors = async () => (await readdir('/proc/self/fd')).length;
+
+/** Sends the headers and the first part of a large multipart upload, then drops the connection. */
+function abortedUpload(baseUrl: string, path: string, token: string): Promise<void> {
+  const boundary = 'tbabortboundary';
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n9.9.9\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n` +
+    'Content-Type: application/zip\r\n\r\n';
+  return new Promise((resolve) => {
+    const url = new URL(path, baseUrl);
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + 1024 * 1024),
+      },
+    });
+    req.on('error', () => resolve());
+    req.on('response', (response) => {
+      response.resume();
+      response.on('end', resolve);
+    });
+    req.write(head);
+    req.write(Buffer.alloc(64 * 1024, 1), () => {
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50);
+    });
+  });
+}
+
+describe.each(backends())('registry hardening on $name', (backend) => {
+  let registry: RegistryUnderTest;
+  let owner: Awaited<ReturnType<typeof publisherFactory>>;
+  let stranger: Awaited<ReturnType<typeof publisherFactory>>;
+
+  beforeAll(async () => {
+    registry = await startRegistry(backend);
+    owner = await publisherFactory(registry);
+    stranger = await publisherFactory(registry);
+    await createPackage(owner.client, 'Hardened');
+  });
+
+  afterAll(async () => {
+    await registry?.close();
+  });
+
+  describe('aborted uploads', () => {
+    it('leave no staged file and no open descriptor after 20 aborts', async () => {
+      const before = await openDescriptors();
+      for (let i = 0; i < 20; i += 1) {
+        await abortedUpload(registry.baseUrl, '/api/v1/packages/Hardened/versions', owner.client.bearer!);
+      }
+      expect(
+        await eventually(
+          () => stagedFiles(registry.dataDir),
+          (files) => files.length === 0,
+        ),
+      ).toEqual([]);
+      const after = await eventually(openDescriptors, (count) => count <= before + 2);
+      expect(after).toBeLessThanOrEqual(before + 2);
+    });
+
+    it('answer 409 for a taken version as soon as the file part starts, without waiting for its bytes', async () => {
+      await createPackage(owner.client, 'Taken');
+      expect((await uploadVersion(owner.client, 'Taken', '1.0.0')).status).toBe(201);
+      const boundary = 'tbtakenboundary';
+      const head =
+        `--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0.0\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n` +
+        'Content-Type: application/zip\r\n\r\n';
+      const status = await new Promise<number | 'no answer'>((resolve) => {
+        const req = httpRequest(new URL('/api/v1/packages/Taken/versions', registry.baseUrl), {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${owner.client.bearer}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': String(head.length + 10 * 1024 * 1024),
+          },
+        });
+        const timer = setTimeout(() => {
+          req.destroy();
+          resolve('no answer');
+        }, 3000);
+        req.on('error', () => undefined);
+        req.on('response', (response) => {
+          clearTimeout(timer);
+          response.resume();
+          req.destroy();
+          resolve(response.statusCode ?? 0);
+        });
+        req.write(head);
+        req.write(Buffer.alloc(16 * 1024, 1));
+      });
+      expect(status).toBe(409);
+      expect(
+        await eventually(
+          () => stagedFiles(registry.dataDir),
+          (files) => files.length === 0,
+        ),
+      ).toEqual([]);
+    });
+
+    it('are refused before the body is read when the caller does not own the package', async () => {
+      const response = await uploadVersion(stranger.client, 'Hardened', '1.0.0');
+      expect(response.status).toBe(403);
+      const missing = await uploadVersion(owner.client, 'NoSuchPackage', '1.0.0');
+      expect(missing.status).toBe(404);
+      expect(await stagedFiles(registry.dataDir)).toEqual([]);
+    });
+  });
+
+  describe('staged uploads left by a crash', () => {
+    it('are swept when the registry starts', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-crash-'));
+      const staged = join(dataDir, 'tmp', 'tb-upload-crashed');
+      await mkdir(staged, { recursive: true });
+      await writeFile(join(staged, 'upload'), Buffer.alloc(1024));
+      const old = new Date(Date.now() - 2 * 3600_000);
+      await utimes(join(staged, 'upload'), old, old);
+      await utimes(staged, old, old);
+      const restarted = await startRegistry(backend, { DATA_DIR: dataDir });
+      try {
+        expect(await stagedFiles(dataDir)).toEqual([]);
+      } finally {
+        await restarted.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('hostile input answers 4xx, never 500', () => {
+    const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+    it.each([
+      '/api/v1/packages',
+      '/api/v1/search?q=x',
+      '/api/v1/publishers',
+      '/api/v1/artifacts',
+      '/api/v1/versions?names=Hardened',
+    ])('rejects an overflowing page on %s', async (path) => {
+      for (const page of ['99999999999999999999', '1e20', '9007199254740993']) {
+        const separator = path.includes('?') ? '&' : '?';
+        const response = await registry.api.get(`${path}${separator}page=${page}`);
+        expect([400, 422]).toContain(response.status);
+        expect(response.body.code).toBeDefined();
+      }
+    });
+
+    it.each([
+      ['POST', '/api/v1/versions'],
+      ['POST', '/api/v1/resolve'],
+      ['POST', '/api/v1/resolve/check'],
+      ['POST', '/api/v1/packages'],
+      ['PATCH', '/api/v1/packages/Hardened'],
+      ['POST', '/api/v1/auth/register-publisher'],
+    ])('rejects JSON nested 2,000 deep on %s %s with 400', async (method, path) => {
+      for (const body of [deep(2000), deepObject(2000), `{"names":${deep(2000)}}`]) {
+        const response = await fetch(`${registry.baseUrl}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.client.bearer}` },
+          body,
+        });
+        expect(response.status).toBe(400);
+        expect(((await response.json()) as { code: string }).code).toBe('BAD_REQUEST');
+      }
+    });
+
+    it('rejects a deeply nested multipart dependencies field with 422', async () => {
+      const response = await uploadVersion(owner.client, 'Hardened', '3.0.0', {
+        dependencies: `[${deep(2000)}]`,
+      });
+      expect(response.status).toBe(422);
+    });
+
+    it.each([
+      ['PATCH', '/api/v1/packages/Hardened', { display_name: null }],
+      ['PATCH', '/api/v1/packages/Hardened', { visibility: null }],
+      ['PATCH', '/api/v1/packages/Hardened', { description: null }],
+      ['POST', '/api/v1/resolve/check', { packages: [{ name: 'Hardened', version: '*' }], toolbox_version: null }],
+      ['POST', '/api/v1/resolve', { packages: [{ name: 'Hardened', version: '*' }], toolbox_version: null }],
+    ])('rejects null in an optional field on %s %s with 400/422', async (method, path, body) => {
+      const response = await owner.client.request(method, path, body);
+      expect([400, 422]).toContain(response.status);
+      expect(response.body.code).toBeDefined();
+    });
+  });
+
+  describe('signed download URLs', () => {
+    it('stop working once the package turns private; the owner gets a fresh one that works', async () => {
+      await createPackage(owner.client, 'Flipping');
+      expect((await uploadVersion(owner.client, 'Flipping', '1.0.0')).status).toBe(201);
+      const ticket = await registry.api.get('/api/v1/packages/Flipping/versions/1.0.0/download');
+      expect(ticket.status).toBe(200);
+      const url = ticket.body.url as string;
+      expect((await fetch(url)).status).toBe(200);
+
+      expect((await owner.client.patch('/api/v1/packages/Flipping', { visibility: 'private' })).status).toBe(200);
+      const refused = await fetch(url);
+      expect(refused.status).toBe(404);
+      expect(((await refused.json()) as { code: string }).code).toBe('NOT_FOUND');
+
+      const ownTicket = await owner.client.get('/api/v1/packages/Flipping/versions/1.0.0/download');
+      expect(ownTicket.status).toBe(200);
+      expect((await fetch(ownTicket.body.url as string)).status).toBe(200);
+    });
+
+    it('racing a delete answer 200 with the whole file or a JSON 404, never a 500 or a reset', async () => {
+      const statuses = new Set<number>();
+      for (let round = 0; round < 8; round += 1) {
+        const name = `Racing${round}`;
+        await createPackage(owner.client, name);
+        const uploaded = await uploadVersion(owner.client, name, '1.0.0');
+        expect(uploaded.status).toBe(201);
+        const ticket = await registry.api.get(`/api/v1/packages/${name}/versions/1.0.0/download`);
+        const url = ticket.body.url as string;
+        const size = ticket.body.size as number;
+        const downloads = Array.from({ length: 12 }, async (_, index) => {
+          await new Promise((resolve) => setTimeout(resolve, index));
+          const response = await fetch(url);
+          const bytes = Buffer.from(await response.arrayBuffer());
+          if (response.status === 200) expect(bytes.length).toBe(size);
+          else expect(JSON.parse(bytes.toString()).code).toBe('NOT_FOUND');
+          return response.status;
+        });
+        const removal = registry.as(ADMIN).delete(`/api/v1/packages/${name}`);
+        for (const status of await Promise.all(downloads)) statuses.add(status);
+        expect((await removal).status).toBeLessThan(300);
+      }
+      expect([...statuses].every((status) => status === 200 || status === 404)).toBe(true);
+    });
+  });
+
+  describe('status codes of their own', () => {
+    it('answers 415 UNSUPPORTED_MEDIA_TYPE for a body in an unsupported charset', async () => {
+      const response = await fetch(`${registry.baseUrl}/api/v1/resolve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=klingon' },
+        body: '{"packages":[]}',
+      });
+      expect(response.status).toBe(415);
+      expect(((await response.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('answers a JSON 414 for an over-long URL and a JSON 431 for over-large headers', async () => {
+      const longUrl = await fetch(`${registry.baseUrl}/api/v1/search?q=${'a'.repeat(10_000)}`);
+      expect(longUrl.status).toBe(414);
+      expect(((await longUrl.json()) as { code: string }).code).toBe('URI_TOO_LONG');
+      const bigHeaders = await fetch(`${registry.baseUrl}/api/v1/packages`, {
+        headers: { 'x-big': 'b'.repeat(20_000) },
+      });
+      expect(bigHeaders.status).toBe(431);
+      expect(bigHeaders.headers.get('content-type')).toMatch(/application\/json/);
+      expect(((await bigHeaders.json()) as { code: string }).code).toBe('HEADERS_TOO_LARGE');
+      const hugeUrl = await fetch(`${registry.baseUrl}/api/v1/search?q=${'a'.repeat(40_000)}`);
+      expect([414, 431]).toContain(hugeUrl.status);
+      expect(((await hugeUrl.json()) as { code: string }).code).toMatch(/URI_TOO_LONG|HEADERS_TOO_LARGE/);
+    });
+
+    it('rejects an empty ZIP and a toolbox_version range no version can meet with 422', async () => {
+      const empty = await uploadVersion(owner.client, 'Hardened', '4.0.0', {}, zipBuilder().build());
+      expect(empty.status).toBe(422);
+      expect(empty.body.code).toBe('ZIP_REJECTED');
+      const impossible = await uploadVersion(owner.client, 'Hardened', '4.0.0', { toolbox_version: '>2.0.0 <1.0.0' });
+      expect(impossible.status).toBe(422);
+      expect(impossible.body.errors[0].field).toBe('toolbox_version');
+      expect((await registry.api.get('/api/v1/packages/Hardened')).body.versions).toEqual([]);
+    });
+  });
+});
