@@ -7,6 +7,7 @@ import { GatewayApiKeyEntity } from '../entities/gateway-api-key.entity.js';
 import { GatewayTransactionEntity, type GatewayTransactionKind } from '../entities/gateway-transaction.entity.js';
 import { GATEWAY_TIERS, GatewayUserEntity, type GatewayTier } from '../entities/gateway-user.entity.js';
 import { generateGatewayKey } from '../gateway-settings.js';
+import { MeteringService } from './metering.service.js';
 import { fromMicros, toMicros } from './money.js';
 
 export interface GatewayUserView {
@@ -80,6 +81,7 @@ export class GatewayAccountsService {
     @InjectRepository(GatewayApiKeyEntity) private readonly keys: Repository<GatewayApiKeyEntity>,
     @InjectRepository(GatewayTransactionEntity) private readonly transactions: Repository<GatewayTransactionEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metering: MeteringService,
   ) {}
 
   async createUser(input: {
@@ -114,10 +116,13 @@ export class GatewayAccountsService {
   }
 
   async listUsers(): Promise<GatewayUserView[]> {
+    await this.metering.flush();
     return (await this.users.find({ order: { createdAt: 'ASC', id: 'ASC' } })).map(userView);
   }
 
+  /** Balances include every call this process has settled (the settlement queue is written first). */
   async getUser(id: string): Promise<GatewayUserView> {
+    await this.metering.flush();
     return userView(await this.userEntity(id));
   }
 
@@ -143,6 +148,7 @@ export class GatewayAccountsService {
     if (Object.keys(changes).length > 0) await this.users.update({ id: user.id }, changes);
     if (typeof patch.balance === 'number') {
       const target = toMicros(patch.balance);
+      await this.metering.flush();
       await this.dataSource.transaction(async (manager) => {
         const current = await manager.findOneByOrFail(GatewayUserEntity, { id });
         const delta = target - current.balanceMicros;
