@@ -18,8 +18,18 @@ export async function writeSse<T>(
   // nginx would otherwise buffer the whole answer.
   response.setHeader('x-accel-buffering', 'no');
   response.flushHeaders();
+  let corked = false;
   const send = async (text: string): Promise<void> => {
     if (response.destroyed || response.writableEnded) return;
+    // Events produced in the same tick (records that arrived in one packet) leave in one write, not one each.
+    if (!corked) {
+      corked = true;
+      response.cork();
+      process.nextTick(() => {
+        corked = false;
+        if (!response.writableEnded) response.uncork();
+      });
+    }
     if (!response.write(text)) {
       await new Promise<void>((resolve) => {
         const done = () => {
