@@ -208,11 +208,13 @@ export class GatewayAccountsService {
     return keyView(key);
   }
 
-  /** The owner of a user key, or UNAUTHORIZED (unknown, revoked, or its user deactivated). */
-  async verifyKey(key: string): Promise<KeyOwner> {
+  /**
+   * The owner of a user key, or UNAUTHORIZED (unknown, revoked, or its user deactivated). `hash` is the
+   * key's {@link hashGatewayKey} when the caller has it already.
+   */
+  async verifyKey(key: string, hash = hashGatewayKey(key)): Promise<KeyOwner> {
     const unauthorized = () => new PlatformError('UNAUTHORIZED', `Incorrect API key provided: ${key.slice(0, 10)}…`);
     if (!KEY_FORMAT.test(key)) throw unauthorized();
-    const hash = hashGatewayKey(key);
     const cached = this.keyCache.get(hash);
     if (cached && cached.until > Date.now()) return cached.owner;
     const row = await this.keys.findOne({ where: { keyHash: hash, revokedAt: IsNull() } });
