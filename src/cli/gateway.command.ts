@@ -8,8 +8,6 @@ import { portFlag } from './registry.command.js';
 
 export async function startGateway(config: PlatformConfig) {
   const app = await createHttpApp(GatewayAppModule.forRoot(config), gatewayHttpAppOptions(config));
-  // SIGTERM/SIGINT close the app first, so the calls it answered are settled before the process ends.
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   const url = await listen(app, config.gateway, 'Gateway');
   return { app, url };
 }

@@ -97,7 +97,7 @@ export class OpenAiController {
     if (!isStreamRequest(body)) {
       const result = await this.chat.complete(caller, body, abort.signal);
       markRouting(response, result.routing);
-      // Written directly: Express's json() would also hash the body for an ETag no client of a POST uses.
+      // Written directly, without the content-type negotiation and charset handling of Express's json()/send().
       const json = JSON.stringify(result.completion);
       response.status(200);
       response.setHeader('content-type', 'application/json; charset=utf-8');
