@@ -188,11 +188,13 @@ export class MeteringService implements BeforeApplicationShutdown {
     for (const { usage, balanceDelta } of batch) {
       if (balanceDelta !== 0 && usage.userId) deltas.set(usage.userId, (deltas.get(usage.userId) ?? 0) + balanceDelta);
     }
+    // Users in id order, so two processes settling the same users lock their rows in the same order.
+    const users = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const charges = batch.flatMap((settlement) => (settlement.charge ? [settlement.charge] : []));
-    try {
-      await this.dataSource.transaction(async (manager) => {
-        for (const [userId, delta] of deltas) {
-          if (delta !== 0) await manager.increment(GatewayUserEntity, { id: userId }, 'balanceMicros', delta);
+    const settle = () =>
+      this.dataSource.transaction(async (manager) => {
+        for (const [userId, delta] of users) {
+          await manager.increment(GatewayUserEntity, { id: userId }, 'balanceMicros', delta);
         }
         if (charges.length > 0) await manager.insert(GatewayTransactionEntity, charges);
         await manager.insert(
@@ -200,6 +202,9 @@ export class MeteringService implements BeforeApplicationShutdown {
           batch.map((settlement) => settlement.usage),
         );
       });
+    try {
+      // Once more on failure: a lock timeout or deadlock with another writer passes on a second try.
+      await settle().catch(() => settle());
     } catch (error) {
       // The answers have been given; a failed settlement is logged with what it was worth, never thrown at a client.
       for (const { usage, heldMicros } of batch) {
