@@ -33,15 +33,26 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function time(requests: number, call: () => Promise<void>): Promise<number[]> {
-  for (let index = 0; index < Math.min(200, requests); index++) await call(); // warm-up (JIT, connections, caches)
-  const samples: number[] = [];
-  for (let index = 0; index < requests; index++) {
+/**
+ * Times `direct` and `via` alternately, call by call, so both see the same moments of a noisy machine
+ * (load from other processes, GC, CPU frequency) and their difference is the gateway's own cost.
+ */
+async function timePair(requests: number, direct: () => Promise<void>, via: () => Promise<void>): Promise<number[][]> {
+  for (let index = 0; index < Math.min(500, requests); index++) {
+    await direct(); // warm-up (JIT, connections, caches)
+    await via();
+  }
+  const samples: number[][] = [[], []];
+  const once = async (call: () => Promise<void>, into: number[]) => {
     const started = process.hrtime.bigint();
     await call();
-    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+    into.push(Number(process.hrtime.bigint() - started) / 1e6);
+  };
+  for (let index = 0; index < requests; index++) {
+    await once(direct, samples[0]);
+    await once(via, samples[1]);
   }
-  return samples.sort((a, b) => a - b);
+  return samples.map((list) => list.sort((a, b) => a - b));
 }
 
 async function post(url: string, body: unknown, key?: string): Promise<void> {
@@ -117,21 +128,17 @@ async function main(): Promise<void> {
 
     const rows: Array<[string, number[], number[]]> = [];
     for (const stream of [false, true]) {
-      const baseline = await time(REQUESTS, direct(stream));
-      rows.push([
-        `${stream ? 'streamed' : 'non-streamed'}, admin key`,
-        baseline,
-        await time(REQUESTS, via(stream, admin)),
-      ]);
-      rows.push([
-        `${stream ? 'streamed' : 'non-streamed'}, PAYG key (billed)`,
-        baseline,
-        await time(REQUESTS, via(stream, payg)),
-      ]);
+      for (const [label, key] of [
+        ['admin key', admin],
+        ['PAYG key (billed)', payg],
+      ] as const) {
+        const [baseline, through] = await timePair(REQUESTS, direct(stream), via(stream, key));
+        rows.push([`${stream ? 'streamed' : 'non-streamed'}, ${label}`, baseline, through]);
+      }
     }
     const fmt = (value: number) => value.toFixed(3);
     console.log(
-      `\nModel gateway overhead — ${REQUESTS} sequential requests each, fake Ollama on loopback, ${config.database.type}`,
+      `\nModel gateway overhead — ${REQUESTS} sequential requests each (direct and gateway calls alternate), fake Ollama on loopback, ${config.database.type}`,
     );
     console.log(
       '| Path | direct p50 ms | direct p99 ms | gateway p50 ms | gateway p99 ms | added p50 ms | added p99 ms |',

@@ -21,6 +21,8 @@ function digest(value: string): Buffer {
  */
 @Injectable()
 export class GatewayAuthGuard implements CanActivate {
+  private admin: { key: string; digest: Buffer } | null = null;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly gateway: GatewaySettingsService,
@@ -49,6 +51,13 @@ export class GatewayAuthGuard implements CanActivate {
     return true;
   }
 
+  /** The admin key's digest, computed again only when the settings change it. */
+  private adminDigest(): Buffer {
+    const adminKey = this.gateway.settings.admin_key;
+    if (this.admin?.key !== adminKey) this.admin = { key: adminKey, digest: digest(adminKey) };
+    return this.admin.digest;
+  }
+
   private keyOf(request: Request): string | null {
     const header = request.headers.authorization;
     if (header) return bearerToken(header);
@@ -57,8 +66,9 @@ export class GatewayAuthGuard implements CanActivate {
   }
 
   private async verify(key: string): Promise<GatewayCaller> {
-    if (timingSafeEqual(digest(key), digest(this.gateway.settings.admin_key))) return ADMIN_CALLER;
-    const owner = await this.accounts.verifyKey(key);
+    const hashed = digest(key);
+    if (timingSafeEqual(hashed, this.adminDigest())) return ADMIN_CALLER;
+    const owner = await this.accounts.verifyKey(key, hashed.toString('hex'));
     return {
       admin: owner.tier === 'admin',
       userId: owner.userId,

@@ -97,7 +97,12 @@ export class OpenAiController {
     if (!isStreamRequest(body)) {
       const result = await this.chat.complete(caller, body, abort.signal);
       markRouting(response, result.routing);
-      response.status(200).json(result.completion);
+      // Written directly, without the content-type negotiation and charset handling of Express's json()/send().
+      const json = JSON.stringify(result.completion);
+      response.status(200);
+      response.setHeader('content-type', 'application/json; charset=utf-8');
+      response.setHeader('content-length', Buffer.byteLength(json));
+      response.end(json);
       return;
     }
     const stream = await this.chat.startStream(caller, body, abort.signal);

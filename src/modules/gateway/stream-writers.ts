@@ -17,9 +17,23 @@ export async function writeSse<T>(
   response.setHeader('connection', 'keep-alive');
   // nginx would otherwise buffer the whole answer.
   response.setHeader('x-accel-buffering', 'no');
+  // What is written in one tick (the headers and the events of records that arrived in one packet) leaves
+  // in one write, not one each; the next tick sends it.
+  let corked = false;
+  const corkForTick = () => {
+    if (corked) return;
+    corked = true;
+    response.cork();
+    process.nextTick(() => {
+      corked = false;
+      if (!response.writableEnded) response.uncork();
+    });
+  };
+  corkForTick();
   response.flushHeaders();
   const send = async (text: string): Promise<void> => {
     if (response.destroyed || response.writableEnded) return;
+    corkForTick();
     if (!response.write(text)) {
       await new Promise<void>((resolve) => {
         const done = () => {

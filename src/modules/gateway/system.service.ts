@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { MoreThanOrEqual, type Repository } from 'typeorm';
+import { MeteringService } from './accounts/metering.service.js';
 import { GatewayUsageEntity } from './entities/gateway-usage.entity.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
 
@@ -49,6 +50,7 @@ export class SystemService {
   constructor(
     private readonly gateway: GatewaySettingsService,
     @InjectRepository(GatewayUsageEntity) private readonly usage: Repository<GatewayUsageEntity>,
+    private readonly metering: MeteringService,
   ) {}
 
   async runtime() {
@@ -72,6 +74,7 @@ export class SystemService {
   }
 
   async system() {
+    await this.metering.flush();
     const now = Date.now();
     const [lastMinute, lastHour, gpuList, runtime] = await Promise.all([
       this.usage.count({ where: { createdAt: MoreThanOrEqual(new Date(now - 60_000)) } }),

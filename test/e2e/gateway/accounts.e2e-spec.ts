@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { backends } from '../../support/backends.js';
+import { eventually } from '../../support/eventually.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
 /** Issue 15 part 2: users, keys, usage, PAYG balances, per-tier limits, through the admin API and the openai SDK. */
@@ -144,6 +145,31 @@ describe.each(backends())('gateway accounts, balances and limits ($name)', (back
       expect(usage.body.by_model).toEqual([
         { model: 'llama3.2', requests: 1, prompt_tokens: 3, completion_tokens: 4, cost: 0.011 },
       ]);
+    });
+
+    it('settles calls in another gateway process shortly after, and all of them when it shuts down', async () => {
+      const { key } = await userWithKey(gateway, { balance: 100 });
+      const other = await gateway.anotherInstance();
+      const client = new OpenAI({ apiKey: key, baseURL: `${other.baseUrl}/v1`, maxRetries: 0 });
+      const call = () =>
+        client.chat.completions.create({
+          model: 'llama3.2',
+          messages: [{ role: 'user', content: 'hello there friend' }],
+        });
+      await call();
+      // Settled off the response path, so another process sees it within moments (the queue waits ≤ 10 ms).
+      const first = await eventually(
+        () => gateway.call<Usage>('GET', '/user/api/usage?days=1', undefined, key),
+        (usage) => usage.body.requests === 1,
+      );
+      expect(first.body.requests).toBe(1);
+      expect(await balanceOf(gateway, key)).toBeCloseTo(100 - 0.011, 9);
+      // Calls answered right before a graceful shutdown are written before the database closes.
+      await Promise.all([call(), call(), call()]);
+      await other.close();
+      const usage = await gateway.call<Usage>('GET', '/user/api/usage?days=1', undefined, key);
+      expect(usage.body).toMatchObject({ requests: 4, prompt_tokens: 12, completion_tokens: 16 });
+      expect(await balanceOf(gateway, key)).toBeCloseTo(100 - 4 * 0.011, 9);
     });
 
     it('charges a stream from its final usage', async () => {

@@ -7,6 +7,7 @@ import { GatewayApiKeyEntity } from '../entities/gateway-api-key.entity.js';
 import { GatewayTransactionEntity, type GatewayTransactionKind } from '../entities/gateway-transaction.entity.js';
 import { GATEWAY_TIERS, GatewayUserEntity, type GatewayTier } from '../entities/gateway-user.entity.js';
 import { generateGatewayKey } from '../gateway-settings.js';
+import { MeteringService } from './metering.service.js';
 import { fromMicros, toMicros } from './money.js';
 
 export interface GatewayUserView {
@@ -80,6 +81,7 @@ export class GatewayAccountsService {
     @InjectRepository(GatewayApiKeyEntity) private readonly keys: Repository<GatewayApiKeyEntity>,
     @InjectRepository(GatewayTransactionEntity) private readonly transactions: Repository<GatewayTransactionEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metering: MeteringService,
   ) {}
 
   async createUser(input: {
@@ -114,10 +116,13 @@ export class GatewayAccountsService {
   }
 
   async listUsers(): Promise<GatewayUserView[]> {
+    await this.metering.flush();
     return (await this.users.find({ order: { createdAt: 'ASC', id: 'ASC' } })).map(userView);
   }
 
+  /** Balances include every call this process has settled (the settlement queue is written first). */
   async getUser(id: string): Promise<GatewayUserView> {
+    await this.metering.flush();
     return userView(await this.userEntity(id));
   }
 
@@ -143,6 +148,7 @@ export class GatewayAccountsService {
     if (Object.keys(changes).length > 0) await this.users.update({ id: user.id }, changes);
     if (typeof patch.balance === 'number') {
       const target = toMicros(patch.balance);
+      await this.metering.flush();
       await this.dataSource.transaction(async (manager) => {
         const current = await manager.findOneByOrFail(GatewayUserEntity, { id });
         const delta = target - current.balanceMicros;
@@ -202,11 +208,13 @@ export class GatewayAccountsService {
     return keyView(key);
   }
 
-  /** The owner of a user key, or UNAUTHORIZED (unknown, revoked, or its user deactivated). */
-  async verifyKey(key: string): Promise<KeyOwner> {
+  /**
+   * The owner of a user key, or UNAUTHORIZED (unknown, revoked, or its user deactivated). `hash` is the
+   * key's {@link hashGatewayKey} when the caller has it already.
+   */
+  async verifyKey(key: string, hash = hashGatewayKey(key)): Promise<KeyOwner> {
     const unauthorized = () => new PlatformError('UNAUTHORIZED', `Incorrect API key provided: ${key.slice(0, 10)}…`);
     if (!KEY_FORMAT.test(key)) throw unauthorized();
-    const hash = hashGatewayKey(key);
     const cached = this.keyCache.get(hash);
     if (cached && cached.until > Date.now()) return cached.owner;
     const row = await this.keys.findOne({ where: { keyHash: hash, revokedAt: IsNull() } });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, MoreThanOrEqual } from 'typeorm';
+import { DataSource, MoreThanOrEqual, type QueryResult } from 'typeorm';
 import { PlatformError } from '../../../common/errors.js';
 import { GatewayTransactionEntity } from '../entities/gateway-transaction.entity.js';
 import { GatewayUsageEntity } from '../entities/gateway-usage.entity.js';
@@ -30,20 +30,45 @@ export interface MeterOutcome {
   status: number;
 }
 
+/** A settled call waiting to be written: its usage row, and for a PAYG user the balance change and the charge. */
+interface Settlement {
+  usage: GatewayUsageEntity;
+  /** Hold minus exact cost: what goes back to the balance (0 for uncharged callers). */
+  balanceDelta: number;
+  charge: GatewayTransactionEntity | null;
+  heldMicros: number;
+}
+
+/** How long a settled call may wait before it is written with the ones that follow it. */
+const FLUSH_DELAY_MS = 10;
+/** At most this many settlements are written in one database transaction. */
+const FLUSH_BATCH = 200;
+
 /**
  * Balances and usage. A PAYG call first holds its likely cost in one conditional UPDATE (`… WHERE
- * balance_micros > 0`), so parallel calls cannot all pass a check of the same balance; afterwards the
- * hold is swapped for the exact cost from the runtime's token counts in one transaction with the usage
- * row and the charge. Subscribers and the admin are metered but not charged.
+ * balance_micros > 0`, a prepared statement), so parallel calls cannot all pass a check of the same
+ * balance. Once the call is answered, the hold is swapped for the exact cost from the runtime's token
+ * counts and the usage row (and the charge) is recorded — off the response path: settlements wait at most
+ * {@link FLUSH_DELAY_MS} ms and are written in small batches, one transaction each. Every read of balances or
+ * usage in this process first waits for the queue (`flush`), and a graceful shutdown writes it before the
+ * database closes. Subscribers and the admin are metered but not charged.
  */
 @Injectable()
-export class MeteringService {
+export class MeteringService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('GatewayMetering');
+  private readonly holdStatement: string;
+  private pending: Settlement[] = [];
+  private writing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closing = false;
 
   constructor(
     private readonly gateway: GatewaySettingsService,
     @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  ) {
+    const users = this.dataSource.getMetadata(GatewayUserEntity).tableName;
+    this.holdStatement = `UPDATE ${users} SET balance_micros = balance_micros - ? WHERE id = ? AND balance_micros > 0`;
+  }
 
   priceOf(model: string): TokenPrice {
     const settings = this.gateway.settings;
@@ -60,14 +85,14 @@ export class MeteringService {
     if (charged) {
       const reserve = call.maxCompletionTokens ?? this.gateway.settings.reserve_tokens;
       heldMicros = costMicros(price, call.promptTokensEstimate, reserve);
-      const result = await this.dataSource
-        .createQueryBuilder()
-        .update(GatewayUserEntity)
-        .set({ balanceMicros: () => 'balance_micros - :held' })
-        .where('id = :id AND balance_micros > 0')
-        .setParameters({ id: caller.userId, held: heldMicros })
-        .execute();
-      if (!result.affected) {
+      const runner = this.dataSource.createQueryRunner();
+      let held: QueryResult;
+      try {
+        held = await runner.query(this.holdStatement, [heldMicros, caller.userId], true);
+      } finally {
+        await runner.release();
+      }
+      if (!held.affected) {
         throw new PlatformError(
           'PAYMENT_REQUIRED',
           'You exceeded your current quota: your balance is used up. Top up to continue.',
@@ -86,7 +111,10 @@ export class MeteringService {
     };
   }
 
-  /** Settles a call once (later calls are ignored): releases the hold, charges the exact cost, writes the usage row. */
+  /**
+   * Settles a call once (later calls are ignored): queues the release of the hold, the exact charge and
+   * the usage row, written within {@link FLUSH_DELAY_MS} ms (at once while the gateway shuts down).
+   */
   async finish(ticket: MeterTicket, outcome: MeterOutcome): Promise<void> {
     if (ticket.finished) return;
     ticket.finished = true;
@@ -95,7 +123,8 @@ export class MeteringService {
       ticket.charged && succeeded ? costMicros(ticket.price, outcome.promptTokens, outcome.completionTokens) : 0;
     const usageId = randomUUID();
     const userId = ticket.caller.userId;
-    const usage = {
+    const createdAt = new Date();
+    const usage: GatewayUsageEntity = {
       id: usageId,
       userId,
       keyId: ticket.caller.keyId,
@@ -104,42 +133,91 @@ export class MeteringService {
       promptTokens: outcome.promptTokens,
       completionTokens: outcome.completionTokens,
       costMicros: cost,
-      latencyMs: Date.now() - ticket.startedAt,
+      latencyMs: createdAt.getTime() - ticket.startedAt,
       status: outcome.status,
-      createdAt: new Date(),
+      createdAt,
     };
-    try {
-      // Uncharged callers (subscribers, the admin) only add a usage row: one INSERT, no transaction.
-      if (!ticket.charged || !userId) {
-        await this.dataSource.getRepository(GatewayUsageEntity).insert(usage);
-        return;
+    const charged = ticket.charged && userId !== null;
+    this.pending.push({
+      usage,
+      balanceDelta: charged ? ticket.heldMicros - cost : 0,
+      charge:
+        charged && cost > 0
+          ? {
+              id: randomUUID(),
+              userId,
+              kind: 'charge',
+              amountMicros: -cost,
+              usageId,
+              note: `${ticket.endpoint} ${ticket.model}`,
+              createdAt,
+            }
+          : null,
+      heldMicros: ticket.heldMicros,
+    });
+    if (this.closing || this.pending.length >= FLUSH_BATCH) await this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+  }
+
+  /** Writes every settlement queued so far; resolves once they are in the database (or logged as failed). */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    while (this.pending.length > 0 || this.writing) {
+      if (this.writing) {
+        await this.writing;
+        continue;
       }
-      await this.dataSource.transaction(async (manager) => {
-        const delta = ticket.heldMicros - cost;
-        if (delta !== 0) await manager.increment(GatewayUserEntity, { id: userId }, 'balanceMicros', delta);
-        if (cost > 0) {
-          await manager.insert(GatewayTransactionEntity, {
-            id: randomUUID(),
-            userId,
-            kind: 'charge',
-            amountMicros: -cost,
-            usageId,
-            note: `${ticket.endpoint} ${ticket.model}`,
-            createdAt: new Date(),
-          });
-        }
-        await manager.insert(GatewayUsageEntity, usage);
+      const batch = this.pending.splice(0, FLUSH_BATCH);
+      this.writing = this.write(batch).finally(() => {
+        this.writing = null;
       });
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    await this.flush();
+  }
+
+  /** One transaction per batch: a balance UPDATE per user, then the charges and usage rows as multi-row INSERTs. */
+  private async write(batch: Settlement[]): Promise<void> {
+    const deltas = new Map<string, number>();
+    for (const { usage, balanceDelta } of batch) {
+      if (balanceDelta !== 0 && usage.userId) deltas.set(usage.userId, (deltas.get(usage.userId) ?? 0) + balanceDelta);
+    }
+    // Users in id order, so two processes settling the same users lock their rows in the same order.
+    const users = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const charges = batch.flatMap((settlement) => (settlement.charge ? [settlement.charge] : []));
+    const settle = () =>
+      this.dataSource.transaction(async (manager) => {
+        for (const [userId, delta] of users) {
+          await manager.increment(GatewayUserEntity, { id: userId }, 'balanceMicros', delta);
+        }
+        if (charges.length > 0) await manager.insert(GatewayTransactionEntity, charges);
+        await manager.insert(
+          GatewayUsageEntity,
+          batch.map((settlement) => settlement.usage),
+        );
+      });
+    try {
+      // Once more on failure: a lock timeout or deadlock with another writer passes on a second try.
+      await settle().catch(() => settle());
     } catch (error) {
-      // The answer has been given; a failed settlement is logged with what it was worth, never thrown at the client.
-      this.logger.error(
-        `settling ${ticket.endpoint} for user ${userId ?? 'admin'} (hold ${ticket.heldMicros}, cost ${cost} micros) failed: ${(error as Error).message}`,
-      );
+      // The answers have been given; a failed settlement is logged with what it was worth, never thrown at a client.
+      for (const { usage, heldMicros } of batch) {
+        this.logger.error(
+          `settling ${usage.endpoint} for user ${usage.userId ?? 'admin'} (hold ${heldMicros}, cost ${usage.costMicros} micros) failed: ${(error as Error).message}`,
+        );
+      }
     }
   }
 
   /** A user's usage over the last `days` days, in total and per model. */
   async summary(userId: string, days: number) {
+    await this.flush();
     const rows = await this.dataSource.getRepository(GatewayUsageEntity).find({
       where: { userId, createdAt: MoreThanOrEqual(new Date(Date.now() - days * 86_400_000)) },
     });
