@@ -96,7 +96,14 @@ export class BullJobQueue implements JobQueue {
   /** Idempotent: disconnecting an ended ioredis client again would hold the process open for two seconds. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
+      // A queue closed while it is still connecting leaves Bull's start-up commands to fail later with
+      // "Connection is closed" (a short-lived process, or a slow machine): let each finish connecting first.
+      await Promise.allSettled(
+        [...this.queues.values()].map(async (queue) => {
+          await queue.isReady().catch(() => undefined);
+          await queue.close();
+        }),
+      );
       this.connections.forEach((connection) => connection.disconnect());
     })();
     return this.closing;
