@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { urlencoded } from 'body-parser';
 import busboy from 'busboy';
@@ -129,11 +130,15 @@ async function readMultipartForm(
         return;
       }
       let failed = false;
+      const fileStreams: Readable[] = [];
       const fail = (error: unknown) => {
         if (failed) return;
         failed = true;
         request.unpipe(parser);
         request.resume();
+        // Settle every file write: a part cut off by an aborted body never ends, so its pipeline would hold
+        // the open handle and the file forever (as multipart-reader.ts does for the registry).
+        for (const stream of fileStreams) stream.destroy();
         reject(error);
       };
       let count = 0;
@@ -142,6 +147,7 @@ async function readMultipartForm(
         else addField(fields, name, value);
       });
       parser.on('file', (name, stream, info) => {
+        fileStreams.push(stream);
         count += 1;
         const path = join(directory, `file-${count}`);
         const limiter = new HashingLimiter(limits.uploadMaxBytes);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
 import { HttpWorkerTestModsModule } from '../../support/http-worker-test-mods.js';
@@ -7,6 +8,30 @@ import { startHttpWorker, type HttpWorkerUnderTest } from '../../support/worker-
 
 /** A response body as JSON (any: the suite checks its shape). */
 const json = (response: Response): Promise<any> => response.json();
+
+const openDescriptors = async () => (await readdir('/proc/self/fd')).length;
+
+/** Sends the head of a multipart upload and part of its file, then drops the connection. */
+function abortedUpload(address: string): Promise<void> {
+  const boundary = 'tbabortboundary';
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`;
+  return new Promise((resolve) => {
+    const req = httpRequest(address, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': '100000' },
+    });
+    req.on('error', () => resolve());
+    req.write(head);
+    req.write(Buffer.alloc(512, 1), () =>
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50),
+    );
+  });
+}
 
 const USER = { id: 'usr_0123456789abcdef01234567', username: 'ada', level: 1 };
 
@@ -200,6 +225,18 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
         (names) => names.length === 0,
       );
       expect(left).toEqual([]);
+    });
+
+    it('settles an upload the client aborts mid-file: no file and no open descriptor stay behind', async () => {
+      const before = await openDescriptors();
+      for (let i = 0; i < 20; i += 1) await abortedUpload(url('/api/Worker.Test/upload'));
+      const left = await eventually(
+        () => readdir(worker.config.httpWorker.uploadDir),
+        (names) => names.length === 0,
+      );
+      expect(left).toEqual([]);
+      expect(await eventually(openDescriptors, (count) => count <= before + 2)).toBeLessThanOrEqual(before + 2);
+      expect((await fetch(url('/api/Worker.Test/hello'))).status).toBe(200);
     });
 
     it('refuses a file over HTTP_UPLOAD_MAX_BYTES with 413 and keeps nothing', async () => {
