@@ -31,7 +31,7 @@ const HELP = `tb — Toolbox Platform command-line tool
   tb rpc id|serve|call|relay|allow|deny|peers
                                              peer-to-peer RPC over libp2p (docs/rpc.md)
   tb worker http [--port N] [--worker-id ID] serve the application core's functions over HTTP (default port 8000)
-  tb worker ws [--port N]                    the WebSocket worker (default port 8100)
+  tb worker ws [--port N] [--data-dir DIR]   the WebSocket worker: /ws/{Module}/{handler} (default port 8100)
   tb help                                    this text
 
 Configuration comes from the environment (see .env.example and the README).`;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Module, type DynamicModule, type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import { BrokerModule } from '../broker/broker.module.js';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { ConfigModule } from '../config/config.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
@@ -57,6 +58,8 @@ export class HttpWorkerAppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         CountersModule,
+        // Functions reach the WS workers' connections (`app.ws`) through the broker.
+        BrokerModule,
         AuthModule.forRoot(httpWorkerAuth(config)),
         // WorkerAuth (seed 02 B: users, tokens, /validateSession, OAuth, magic link) goes here.
         HealthModule.forRoot({ checks: ['database', 'redis'], liveness: false }),

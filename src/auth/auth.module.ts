@@ -62,6 +62,8 @@ export class AuthModule {
       exports: [
         TokenVerifier,
         AUTH_OPTIONS,
+        // Transports outside Nest's HTTP pipeline (the WebSocket upgrade) authenticate with the same strategies.
+        AUTH_STRATEGIES,
         ...(uses('api-key') ? [ApiKeysService] : []),
         ...(uses('session-cookie') ? [SessionCookies] : []),
       ],

@@ -4,20 +4,17 @@ import { loadConfig } from '../config/config.js';
 import { parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 import { portFlag } from './registry.command.js';
+import { runWsWorker } from './worker-ws.command.js';
 
-const USAGE = 'usage: tb worker http [--port N] [--worker-id ID] [--data-dir DIR] | tb worker ws [--port N]';
+const USAGE =
+  'usage: tb worker http [--port N] [--worker-id ID] [--data-dir DIR] | tb worker ws [--port N] [--data-dir DIR]';
 
 /** `tb worker http|ws …`: one worker process (the manager starts several; each can also run alone). */
 export async function runWorkerCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   const [kind, ...rest] = argv;
   if (kind === 'http') return runHttpWorker(rest, io);
-  if (kind === 'ws') return runWs(rest, io);
+  if (kind === 'ws') return runWsWorker(rest, io);
   throw new UsageError(USAGE);
-}
-
-// The WebSocket worker (src/cli/worker-ws.command.ts, `runWsWorker`) plugs in here.
-async function runWs(_argv: string[], _io: CommandIo): Promise<number> {
-  throw new UsageError('tb worker ws is not built yet');
 }
 
 /** `tb worker http [--port N] [--worker-id ID]`: serves until SIGTERM/SIGINT, then drains and exits. */

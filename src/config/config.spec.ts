@@ -14,11 +14,35 @@ function problemsOf(env: Environment, services: Parameters<typeof loadConfig>[1]
 
 describe('loadConfig', () => {
   describe('sections', () => {
+    it('reads the WebSocket worker limits and the message broker', () => {
+      const config = loadConfig({
+        WS_MAX_CONNECTIONS: '5',
+        WS_MAX_MESSAGE_BYTES: '2048',
+        WS_PING_INTERVAL_SECONDS: '0.2',
+        MESSAGE_BROKER: 'ipc',
+      });
+      expect(config.wsWorker).toMatchObject({ maxConnections: 5, maxMessageBytes: 2048, pingIntervalSeconds: 0.2 });
+      expect(config.messageBroker).toBe('ipc');
+    });
+
+    it('refuses MESSAGE_BROKER=redis without REDIS_URL and an unknown broker', () => {
+      expect(() => loadConfig({ MESSAGE_BROKER: 'redis' })).toThrow(/MESSAGE_BROKER=redis needs REDIS_URL/);
+      expect(() => loadConfig({ MESSAGE_BROKER: 'zmq' })).toThrow(/MESSAGE_BROKER must be one of/);
+    });
+
     it("gives every service its own host and port with the seeds' defaults", () => {
       const config = loadConfig({});
       expect(config.registry).toMatchObject({ host: '0.0.0.0', port: 4025, workers: 1 });
       expect(config.httpWorker).toMatchObject({ host: '127.0.0.1', basePort: 8000, count: 1 });
-      expect(config.wsWorker).toEqual({ host: '127.0.0.1', basePort: 8100, count: 1 });
+      expect(config.wsWorker).toEqual({
+        host: '127.0.0.1',
+        basePort: 8100,
+        count: 1,
+        maxConnections: 10_000,
+        maxMessageBytes: 1024 * 1024,
+        pingIntervalSeconds: 30,
+      });
+      expect(config.messageBroker).toBe('auto');
       expect(config.manager).toEqual({ host: '127.0.0.1', port: 9005 });
       expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765 });
       expect(config.gateway).toEqual({ host: '127.0.0.1', port: 4000 });
@@ -103,7 +127,14 @@ describe('loadConfig', () => {
         GATEWAY_PORT: '4001',
       });
       expect(config.httpWorker).toMatchObject({ host: '0.0.0.0', basePort: 9000, count: 4 });
-      expect(config.wsWorker).toEqual({ host: '127.0.0.1', basePort: 9100, count: 2 });
+      expect(config.wsWorker).toEqual({
+        host: '127.0.0.1',
+        basePort: 9100,
+        count: 2,
+        maxConnections: 10_000,
+        maxMessageBytes: 1024 * 1024,
+        pingIntervalSeconds: 30,
+      });
       expect(config.manager).toEqual({ host: '10.0.0.2', port: 9999 });
       expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766 });
       expect(config.gateway).toEqual({ host: '::', port: 4001 });

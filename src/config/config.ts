@@ -63,6 +63,18 @@ export interface RegistryConfig extends ListenConfig {
   deltaInlineMaxBytes: number;
 }
 
+/** The WebSocket worker (`tb worker ws`): limits of seed 02 C, ping interval configurable for tests. */
+export interface WsWorkerConfig extends WorkerPoolConfig {
+  /** WS_MAX_CONNECTIONS: connections beyond it are closed with 1013 (default 10,000). */
+  maxConnections: number;
+  /** WS_MAX_MESSAGE_BYTES: a larger frame closes the connection with 1009 (default 1 MiB). */
+  maxMessageBytes: number;
+  /** WS_PING_INTERVAL_SECONDS: ping every connection; one that has not answered the previous ping is dropped (30). */
+  pingIntervalSeconds: number;
+}
+
+export const MESSAGE_BROKERS = ['auto', 'redis', 'ipc', 'local'] as const;
+
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 
 export interface LogConfig {
@@ -99,7 +111,12 @@ export interface PlatformConfig {
   /** HTTP workers serving `/api/{module}/{function}` (seed 02 B). */
   httpWorker: HttpWorkerConfig;
   /** WebSocket workers (seed 02 C). */
-  wsWorker: WorkerPoolConfig;
+  wsWorker: WsWorkerConfig;
+  /**
+   * MESSAGE_BROKER: how workers reach each other's WebSocket connections. `auto` = Redis pub/sub when
+   * REDIS_URL is set, else this process alone; `ipc` = relayed by the parent process (the worker manager).
+   */
+  messageBroker: (typeof MESSAGE_BROKERS)[number];
   /** The worker manager and its admin UI (seed 02 C: 127.0.0.1:9005). */
   manager: ListenConfig;
   /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
@@ -398,7 +415,13 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     // Workers and the manager sit behind the reverse proxy, the MCP transport and gateway behind their
     // operator's choice: all listen on loopback unless told otherwise.
     httpWorker: httpWorkerSection(read, dataDir, options),
-    wsWorker: read.workerPool('WS_WORKER', 8100, 1),
+    wsWorker: {
+      ...read.workerPool('WS_WORKER', 8100, 1),
+      maxConnections: read.integer('WS_MAX_CONNECTIONS', 10_000, { min: 1 }),
+      maxMessageBytes: read.integer('WS_MAX_MESSAGE_BYTES', MiB, { min: 1 }),
+      pingIntervalSeconds: read.number('WS_PING_INTERVAL_SECONDS', 30, { min: 0.01 }),
+    },
+    messageBroker: read.oneOf('MESSAGE_BROKER', MESSAGE_BROKERS, 'auto'),
     manager: { host: read.string('MANAGER_HOST') ?? '127.0.0.1', port: read.port('MANAGER_PORT', 9005) },
     mcp: { host: read.string('MCP_HOST') ?? '127.0.0.1', port: read.port('MCP_PORT', 8765) },
     gateway: { host: read.string('GATEWAY_HOST') ?? '127.0.0.1', port: read.port('GATEWAY_PORT', 4000) },
@@ -432,6 +455,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     },
   };
 
+  if (config.messageBroker === 'redis' && !redisUrl) read.problems.push('MESSAGE_BROKER=redis needs REDIS_URL');
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }

@@ -10,6 +10,9 @@ import { FootprintTracker } from './footprint.js';
 import { FunctionRegistryService } from './function-registry.service.js';
 import { NetworkProbe } from './network-probe.js';
 import { ProbeController } from './probe.controller.js';
+import { WsChannels } from './ws-channels.js';
+import { LocalMessageBroker } from '../../broker/local-message-broker.js';
+import { MESSAGE_BROKER, type MessageBroker } from '../../broker/message-broker.js';
 
 /**
  * The application core: the function registry (every `@Export` method of the application's
@@ -28,6 +31,12 @@ export class AppCoreModule {
       providers: [
         { provide: APP_CORE_OPTIONS, useValue: options },
         FunctionRegistryService,
+        {
+          // The workers import BrokerModule (Redis, or the manager's relay); elsewhere this process is alone.
+          provide: WsChannels,
+          inject: [{ token: MESSAGE_BROKER, optional: true }],
+          useFactory: (broker?: MessageBroker) => new WsChannels(broker ?? new LocalMessageBroker()),
+        },
         AppCoreService,
         {
           provide: DocsService,
@@ -47,7 +56,15 @@ export class AppCoreModule {
         CoreMod,
         DocsMod,
       ],
-      exports: [APP_CORE_OPTIONS, FunctionRegistryService, AppCoreService, DocsService, FootprintTracker, NetworkProbe],
+      exports: [
+        APP_CORE_OPTIONS,
+        FunctionRegistryService,
+        AppCoreService,
+        WsChannels,
+        DocsService,
+        FootprintTracker,
+        NetworkProbe,
+      ],
     };
   }
 }

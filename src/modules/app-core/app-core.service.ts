@@ -5,6 +5,7 @@ import { FunctionRunner } from './function-runner.js';
 import { runFunctionTests, type FunctionTestOptions, type FunctionTestRow } from './function-test-runner.js';
 import { Result } from './result.js';
 import { runHttp, type RemoteHttpMethod } from './run-http.js';
+import { WsChannels } from './ws-channels.js';
 
 /**
  * The application core's in-process interface (seed 03 C): `runFunction`, `aRunFunction`, `runAny`,
@@ -15,6 +16,8 @@ export class AppCoreService extends FunctionRunner {
   constructor(
     readonly functions: FunctionRegistryService,
     @Inject(APP_CORE_OPTIONS) private readonly options: AppCoreOptions,
+    /** WebSocket connections of every WS worker: send, join/leave channels, broadcast (ws-channels.ts). */
+    readonly ws: WsChannels,
   ) {
     const logger = new Logger('AppCore');
     super(functions, {

@@ -61,3 +61,5 @@ export { NetworkProbe, type PingMeasurement } from './network-probe.js';
 export { ProbeController, geoAnswerFor } from './probe.controller.js';
 export { Result, type ResultErrorKind, type ResultWire } from './result.js';
 export { runHttp, type RemoteHttpMethod } from './run-http.js';
+export { WsChannels, type BroadcastOptions, type LocalWsConnections } from './ws-channels.js';
+export { WS_BROKER_TOPIC, readWsCommand, wsFrameText, type WsCommand } from './ws-commands.js';

@@ -1,0 +1,36 @@
+import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { PLATFORM_CONFIG } from '../config/config.module.js';
+import type { PlatformConfig } from '../config/config.js';
+import { IpcMessageBroker } from './ipc-message-broker.js';
+import { LocalMessageBroker } from './local-message-broker.js';
+import { MESSAGE_BROKER, type MessageBroker } from './message-broker.js';
+import { RedisMessageBroker } from './redis-message-broker.js';
+
+/** The broker MESSAGE_BROKER asks for: `auto` is Redis when REDIS_URL is set, else this process alone. */
+export function createMessageBroker(config: PlatformConfig, logger = new Logger('MessageBroker')): MessageBroker {
+  const onError = (error: unknown) => logger.error(`message broker: ${(error as Error)?.message ?? String(error)}`);
+  const choice = config.messageBroker === 'auto' ? (config.redisUrl ? 'redis' : 'local') : config.messageBroker;
+  if (choice === 'redis') return new RedisMessageBroker(config.redisUrl!, config.redisPrefix, onError);
+  if (choice === 'ipc') return new IpcMessageBroker(process, onError);
+  return new LocalMessageBroker();
+}
+
+/** The process's MessageBroker (MESSAGE_BROKER), for the workers and the app core's WsChannels. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: MESSAGE_BROKER,
+      inject: [PLATFORM_CONFIG],
+      useFactory: (config: PlatformConfig) => createMessageBroker(config),
+    },
+  ],
+  exports: [MESSAGE_BROKER],
+})
+export class BrokerModule implements OnApplicationShutdown {
+  constructor(@Inject(MESSAGE_BROKER) private readonly broker: MessageBroker) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.broker.close();
+  }
+}
