@@ -43,7 +43,13 @@ describe('loadConfig', () => {
         pingIntervalSeconds: 30,
       });
       expect(config.messageBroker).toBe('auto');
-      expect(config.manager).toEqual({ host: '127.0.0.1', port: 9005 });
+      expect(config.manager).toEqual({
+        host: '127.0.0.1',
+        port: 9005,
+        healthIntervalSeconds: 5,
+        restartDelaySeconds: 2,
+        maxRestarts: 5,
+      });
       expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765 });
       expect(config.gateway).toEqual({ host: '127.0.0.1', port: 4000 });
     });
