@@ -141,7 +141,13 @@ describe('loadConfig', () => {
         maxMessageBytes: 1024 * 1024,
         pingIntervalSeconds: 30,
       });
-      expect(config.manager).toEqual({ host: '10.0.0.2', port: 9999 });
+      expect(config.manager).toEqual({
+        host: '10.0.0.2',
+        port: 9999,
+        healthIntervalSeconds: 5,
+        restartDelaySeconds: 2,
+        maxRestarts: 5,
+      });
       expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766 });
       expect(config.gateway).toEqual({ host: '::', port: 4001 });
     });
