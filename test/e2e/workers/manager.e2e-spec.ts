@@ -55,7 +55,12 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('tb workers start (real processes)', () => {
+// The embedded broker (IPC relayed by the manager), and Redis pub/sub when TEST_REDIS_URL is set.
+const brokers: Array<[string, Record<string, string>]> = [['ipc', {}]];
+if (process.env.TEST_REDIS_URL)
+  brokers.push(['redis', { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `tb-manager-${process.pid}-` }]);
+
+describe.each(brokers)('tb workers start (real processes, %s broker)', (_broker, brokerEnv) => {
   let main: string;
   let root: string;
   let env: Record<string, string>;
@@ -83,6 +88,7 @@ describe('tb workers start (real processes)', () => {
       MANAGER_RESTART_DELAY_SECONDS: '0.5',
       DRAIN_TIMEOUT_SECONDS: '2',
       LOG_FORMAT: 'json',
+      ...brokerEnv,
     };
     manager = startTb(main, ['workers', 'start', '--no-ui'], env);
     await manager.line((line) => line.startsWith('Worker manager ready'), 90_000);
