@@ -39,6 +39,8 @@ const HELP = `tb — Toolbox Platform command-line tool
                                              peer-to-peer RPC over libp2p (docs/rpc.md)
   tb worker http [--port N] [--worker-id ID] serve the application core's functions over HTTP (default port 8000)
   tb worker ws [--port N] [--data-dir DIR]   the WebSocket worker: /ws/{Module}/{handler} (default port 8100)
+  tb workers start [--no-ui]|status [--json]|stop
+                                             the worker manager: HTTP + WS workers, health, restarts (docs/workers.md)
   tb help                                    this text
 
 Configuration comes from the environment (see .env.example and the README).`;
@@ -61,6 +63,7 @@ const COMMANDS: Record<string, Command> = {
   probe: async (argv, io) => (await import('./cli/probe.command.js')).runProbeCommand(argv, io),
   rpc: async (argv, io) => (await import('./cli/rpc.command.js')).runRpcCommand(argv, io),
   worker: async (argv, io) => (await import('./cli/worker.command.js')).runWorkerCommand(argv, io),
+  workers: async (argv, io) => (await import('./cli/workers.command.js')).runWorkersCommand(argv, io),
 };
 
 async function main(argv: string[], io: CommandIo): Promise<void> {

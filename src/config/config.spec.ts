@@ -55,7 +55,6 @@ describe('loadConfig', () => {
         pingIntervalSeconds: 30,
       });
       expect(config.messageBroker).toBe('auto');
-      expect(config.manager).toEqual({ host: '127.0.0.1', port: 9005 });
       expect(config.mcp).toEqual({ host: '127.0.0.1', port: 8765, ...MCP_DEFAULT_LIMITS });
       expect(config.gateway).toEqual({
         host: '127.0.0.1',
@@ -72,6 +71,13 @@ describe('loadConfig', () => {
         sttApiKey: null,
         hubUrl: 'https://huggingface.co',
         hubMaxBytes: 64 * 1024 * 1024 * 1024,
+      });
+      expect(config.manager).toEqual({
+        host: '127.0.0.1',
+        port: 9005,
+        healthIntervalSeconds: 5,
+        restartDelaySeconds: 2,
+        maxRestarts: 5,
       });
     });
 
@@ -162,7 +168,13 @@ describe('loadConfig', () => {
         maxMessageBytes: 1024 * 1024,
         pingIntervalSeconds: 30,
       });
-      expect(config.manager).toEqual({ host: '10.0.0.2', port: 9999 });
+      expect(config.manager).toEqual({
+        host: '10.0.0.2',
+        port: 9999,
+        healthIntervalSeconds: 5,
+        restartDelaySeconds: 2,
+        maxRestarts: 5,
+      });
       expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766, ...MCP_DEFAULT_LIMITS });
       expect(config.gateway).toEqual({
         host: '::',

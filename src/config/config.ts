@@ -100,6 +100,16 @@ export interface WorkerAuthConfig {
   google: OAuthProviderConfig;
 }
 
+/** The worker manager (`tb workers start`, seed 02 C): admin API address, health checks, restart policy. */
+export interface ManagerConfig extends ListenConfig {
+  /** MANAGER_HEALTH_INTERVAL_SECONDS: how often every worker's `/health` is probed (default 5). */
+  healthIntervalSeconds: number;
+  /** MANAGER_RESTART_DELAY_SECONDS: wait before restarting a dead or unhealthy worker (default 2). */
+  restartDelaySeconds: number;
+  /** MANAGER_MAX_RESTARTS: restarts of one worker before it is marked `failed` (default 5). */
+  maxRestarts: number;
+}
+
 /** The package and artifact registry (seed 01): `tb registry`, `tb up`. */
 export interface RegistryConfig extends ListenConfig {
   /** Processes sharing the port (REGISTRY_WORKERS or WORKERS, `--workers`; `auto` = one per core). */
@@ -199,7 +209,7 @@ export interface PlatformConfig {
    */
   messageBroker: (typeof MESSAGE_BROKERS)[number];
   /** The worker manager and its admin UI (seed 02 C: 127.0.0.1:9005). */
-  manager: ListenConfig;
+  manager: ManagerConfig;
   /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
   mcp: McpConfig;
   /** The model gateway (seed 03 A): docs/gateway.md. */
@@ -506,8 +516,14 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       pingIntervalSeconds: read.number('WS_PING_INTERVAL_SECONDS', 30, { min: 0.01 }),
     },
     messageBroker: read.oneOf('MESSAGE_BROKER', MESSAGE_BROKERS, 'auto'),
+    manager: {
+      host: read.string('MANAGER_HOST') ?? '127.0.0.1',
+      port: read.port('MANAGER_PORT', 9005),
+      healthIntervalSeconds: read.number('MANAGER_HEALTH_INTERVAL_SECONDS', 5, { min: 0.05 }),
+      restartDelaySeconds: read.number('MANAGER_RESTART_DELAY_SECONDS', 2, { min: 0 }),
+      maxRestarts: read.integer('MANAGER_MAX_RESTARTS', 5, { min: 0, max: 1000 }),
+    },
     workerAuth: workerAuthSection(read),
-    manager: { host: read.string('MANAGER_HOST') ?? '127.0.0.1', port: read.port('MANAGER_PORT', 9005) },
     mcp: {
       host: read.string('MCP_HOST') ?? '127.0.0.1',
       port: read.port('MCP_PORT', 8765),
