@@ -10,6 +10,8 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'examples/**/node_modules/**'] },
   js.configs.recommended,
   { files: ['**/*.{js,mjs,cjs}'], languageOptions: { globals: globals.node } },
+  // The pages' scripts run in the browser as ES modules, served as written (no build step).
+  { files: ['web/**/*.js'], languageOptions: { globals: globals.browser, sourceType: 'module' } },
   ...tseslint.configs.recommended,
   {
     rules: {

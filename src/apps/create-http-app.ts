@@ -13,6 +13,7 @@ import { addAuthSecuritySchemes } from '../auth/openapi.js';
 import { PlatformExceptionFilter, type ErrorFormat } from '../common/exception.filter.js';
 import { operationIdOf } from '../common/openapi.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
+import { webPagesMiddleware, type WebPages } from '../common/web-assets.js';
 import { PlatformValidationPipe } from '../common/validation.pipe.js';
 import type { LogConfig } from '../config/config.js';
 import { platformLoggerFor } from '../logging/platform-logger.js';
@@ -49,6 +50,8 @@ export interface HttpAppOptions {
    * requests first (the HTTP worker) turns them off and handles the signal itself.
    */
   shutdownHooks?: boolean;
+  /** The service's web pages (folders of `web/`), served before its routes; the shared `/_tb/` assets come with them. */
+  webPages?: WebPages[];
 }
 
 export const DEFAULT_DOCS_PATH = 'api/docs';
@@ -78,6 +81,7 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
   app.use(requestIdMiddleware);
   app.use(rejectLongUrls);
   answerClientErrorsAsJson(app.getHttpServer() as Server, options.errorFormat ?? 'registry');
+  if (options.webPages?.length) for (const handler of webPagesMiddleware(options.webPages)) app.use(handler);
   // JSON bodies only; multipart uploads are streamed by the routes that take them. GET and HEAD carry
   // no body, so the hottest requests skip the parser entirely.
   const parseJson = json({ limit: options.bodyLimit ?? '2mb' });

@@ -1,0 +1,56 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { PAGE_SECURITY_HEADERS, webPagesMiddleware, webRoot } from './web-assets.js';
+
+describe('webPagesMiddleware', () => {
+  const root = mkdtempSync(join(tmpdir(), 'tb-web-'));
+  mkdirSync(join(root, 'shared'));
+  mkdirSync(join(root, 'admin'));
+  writeFileSync(join(root, 'shared', 'tb.css'), 'body{}');
+  writeFileSync(join(root, 'admin', 'index.html'), '<!doctype html><title>admin</title>');
+  let base = '';
+  let close: () => void = () => undefined;
+
+  beforeAll(async () => {
+    const app = express();
+    app.use(webPagesMiddleware([{ mount: '/admin', folder: 'admin' }], root));
+    app.use((request, response) => void response.status(404).json({ fallthrough: request.path }));
+    const server = app.listen(0);
+    await new Promise((ready) => server.once('listening', ready));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => server.close();
+  });
+  afterAll(() => close());
+
+  it('serves a folder index with the page security headers and no-cache', async () => {
+    const response = await fetch(`${base}/admin/`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<title>admin</title>');
+    expect(response.headers.get('content-security-policy')).toBe(PAGE_SECURITY_HEADERS['Content-Security-Policy']);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('serves the shared assets under /_tb', async () => {
+    const response = await fetch(`${base}/_tb/tb.css`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/css');
+  });
+
+  it('lets paths that are not files reach the service routes', async () => {
+    const response = await fetch(`${base}/admin/api/users`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ fallthrough: '/admin/api/users' });
+  });
+
+  it('never serves a file outside the mounted folder', async () => {
+    const response = await fetch(`${base}/admin/..%2fshared%2ftb.css`);
+    expect(response.status).not.toBe(200);
+  });
+
+  it('finds the web folder of this package', () => {
+    expect(webRoot()).toMatch(/web$/);
+  });
+});
