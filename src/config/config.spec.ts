@@ -78,6 +78,21 @@ describe('loadConfig', () => {
         healthIntervalSeconds: 5,
         restartDelaySeconds: 2,
         maxRestarts: 5,
+        httpPortSlots: 8,
+        wsPortSlots: 4,
+        metricsIntervalSeconds: 60,
+        clusterPollSeconds: 10,
+        rollingWaitSeconds: 2,
+        clusterSecret: null,
+        adminUiPassword: null,
+        nginx: {
+          confDir: '/etc/nginx',
+          bin: null,
+          listenPort: 80,
+          serverName: '_',
+          siteName: 'toolbox',
+          prefix: null,
+        },
       });
     });
 
@@ -174,6 +189,21 @@ describe('loadConfig', () => {
         healthIntervalSeconds: 5,
         restartDelaySeconds: 2,
         maxRestarts: 5,
+        httpPortSlots: 8,
+        wsPortSlots: 4,
+        metricsIntervalSeconds: 60,
+        clusterPollSeconds: 10,
+        rollingWaitSeconds: 2,
+        clusterSecret: null,
+        adminUiPassword: null,
+        nginx: {
+          confDir: '/etc/nginx',
+          bin: null,
+          listenPort: 80,
+          serverName: '_',
+          siteName: 'toolbox',
+          prefix: null,
+        },
       });
       expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766, ...MCP_DEFAULT_LIMITS });
       expect(config.gateway).toEqual({
