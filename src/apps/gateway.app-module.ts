@@ -49,5 +49,7 @@ export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     bodyLimit: config.gateway.bodyLimit,
     cors: false,
     auth: { strategies: ['api-key'] },
+    // The landing page, /admin/, /user/, /playground/ and /live (web/gateway/, docs/web-pages.md).
+    webPages: [{ mount: '/', folder: 'gateway' }],
   };
 }
