@@ -1,22 +1,12 @@
 import { Controller, Get, Optional, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../auth/access.decorators.js';
 import { GeoDatabase } from './geo-database.js';
 import { isLocalAddress, normaliseAddress } from './local-address.js';
+import { GeoAnswerDto, PingDto } from './probe.dto.js';
 
-/** The answer of `GET /api/geo`. */
-export interface GeoAnswer {
-  ip: string;
-  local: boolean;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  timezone: string | null;
-  /** Credit for the data a public address was located with (its licence asks for it). */
-  attribution?: string;
-  error?: string;
-}
+/** The answer of `GET /api/geo` (attribution: credit for the data a public address was located with). */
+export type GeoAnswer = GeoAnswerDto;
 
 /**
  * Probe answer for a caller's address: loopback and private addresses are local (no lookup happens);
@@ -43,6 +33,7 @@ export async function geoAnswerFor(address: string, database?: GeoDatabase): Pro
 }
 
 /** The network probe endpoints the app uses to find and measure a platform server (seed 03 C). */
+@ApiTags('probe')
 @Controller('api')
 export class ProbeController {
   private readonly database: GeoDatabase;
@@ -54,13 +45,17 @@ export class ProbeController {
   /** Reachability: status 200 with `{status: "pong", timestamp}`. */
   @Public()
   @Get('ping')
-  ping(): { status: 'pong'; timestamp: string } {
+  @ApiOperation({ summary: 'Reachability probe' })
+  @ApiOkResponse({ type: PingDto })
+  ping(): PingDto {
     return { status: 'pong', timestamp: new Date().toISOString() };
   }
 
   /** The caller's address and what is known of its location. */
   @Public()
   @Get('geo')
+  @ApiOperation({ summary: "The caller's address and its location from the offline DB-IP Lite database" })
+  @ApiOkResponse({ type: GeoAnswerDto })
   geo(@Req() request: { ip?: string; socket?: { remoteAddress?: string } }): Promise<GeoAnswer> {
     return geoAnswerFor(request.ip ?? request.socket?.remoteAddress ?? '', this.database);
   }

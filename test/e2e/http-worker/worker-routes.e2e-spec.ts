@@ -215,6 +215,15 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
     const operation = document.paths['/api/{module}/{function}'];
     expect(Object.keys(operation).sort()).toEqual(['delete', 'get', 'post', 'put']);
     expect(Object.keys(operation.get.responses).sort()).toEqual(['200', '401', '403', '404', '405', '413', '500']);
+    // The probe answers are typed, not examples only.
+    const geo = document.paths['/api/geo'].get.responses['200'].content['application/json'].schema;
+    expect(geo.$ref).toBe('#/components/schemas/GeoAnswerDto');
+    expect(Object.keys(document.components.schemas.GeoAnswerDto.properties)).toEqual(
+      expect.arrayContaining(['ip', 'local', 'country', 'city', 'timezone', 'attribution', 'error']),
+    );
+    expect(document.paths['/api/ping'].get.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/PingDto',
+    );
   });
 
   // Last: the worker stays in the draining state afterwards.
