@@ -111,17 +111,14 @@ export class PackagesController {
         fileField: 'file',
         maxFileBytes: this.config.registry.uploadMaxBytes,
         tempRoot: uploadTempRoot(this.config),
+        // Metadata sent before the file (as clients do) is validated, and the name checked, before a byte is staged.
+        beforeFile: async (fields) => {
+          if (fields.metadata === undefined) return;
+          await this.packages.prepareCreate(caller, packageInputOf(await createDtoOf(fields.metadata)));
+        },
       });
       try {
-        let metadata: unknown;
-        try {
-          metadata = JSON.parse(body.fields.metadata ?? '');
-        } catch {
-          throw new PlatformError('UNPROCESSABLE_ENTITY', 'metadata must be a JSON object', [
-            { field: 'metadata', message: 'must be JSON' },
-          ]);
-        }
-        const dto = await validateAs(CreatePackageDto, metadata);
+        const dto = await createDtoOf(body.fields.metadata);
         if (body.file) {
           const { pkg, publisher, version } = await this.versions.createWithFirstVersion(
             caller,
@@ -196,4 +193,17 @@ export class PackagesController {
   async remove(@CurrentCaller() caller: Caller, @Param('name') name: string): Promise<void> {
     await this.packages.delete(caller, name);
   }
+}
+
+/** The `metadata` field of a multipart create, parsed and validated. */
+async function createDtoOf(metadata: string | undefined): Promise<CreatePackageDto> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(metadata ?? '');
+  } catch {
+    throw new PlatformError('UNPROCESSABLE_ENTITY', 'metadata must be a JSON object', [
+      { field: 'metadata', message: 'must be JSON' },
+    ]);
+  }
+  return validateAs(CreatePackageDto, parsed);
 }

@@ -51,6 +51,48 @@ function abortedUpload(baseUrl: string, path: string, token: string): Promise<vo
   });
 }
 
+/**
+ * Sends form fields and the start of a 10 MiB file part, and resolves with the status if the registry answers
+ * within 3 s — it must not wait for the file's bytes when a field already decides the answer.
+ */
+function statusWhileFileStreams(
+  baseUrl: string,
+  path: string,
+  token: string,
+  fields: Record<string, string>,
+): Promise<number | 'no answer'> {
+  const boundary = 'tbearlyboundary';
+  const head =
+    Object.entries(fields)
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+      .join('') +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n` +
+    'Content-Type: application/zip\r\n\r\n';
+  return new Promise((resolve) => {
+    const req = httpRequest(new URL(path, baseUrl), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(Buffer.byteLength(head) + 10 * 1024 * 1024),
+      },
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve('no answer');
+    }, 3000);
+    req.on('error', () => undefined);
+    req.on('response', (response) => {
+      clearTimeout(timer);
+      response.resume();
+      req.destroy();
+      resolve(response.statusCode ?? 0);
+    });
+    req.write(head);
+    req.write(Buffer.alloc(16 * 1024, 1));
+  });
+}
+
 describe.each(backends())('registry hardening on $name', (backend) => {
   let registry: RegistryUnderTest;
   let owner: Awaited<ReturnType<typeof publisherFactory>>;
@@ -86,33 +128,26 @@ describe.each(backends())('registry hardening on $name', (backend) => {
     it('answer 409 for a taken version as soon as the file part starts, without waiting for its bytes', async () => {
       await createPackage(owner.client, 'Taken');
       expect((await uploadVersion(owner.client, 'Taken', '1.0.0')).status).toBe(201);
-      const boundary = 'tbtakenboundary';
-      const head =
-        `--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0.0\r\n` +
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n` +
-        'Content-Type: application/zip\r\n\r\n';
-      const status = await new Promise<number | 'no answer'>((resolve) => {
-        const req = httpRequest(new URL('/api/v1/packages/Taken/versions', registry.baseUrl), {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${owner.client.bearer}`,
-            'content-type': `multipart/form-data; boundary=${boundary}`,
-            'content-length': String(head.length + 10 * 1024 * 1024),
-          },
-        });
-        const timer = setTimeout(() => {
-          req.destroy();
-          resolve('no answer');
-        }, 3000);
-        req.on('error', () => undefined);
-        req.on('response', (response) => {
-          clearTimeout(timer);
-          response.resume();
-          req.destroy();
-          resolve(response.statusCode ?? 0);
-        });
-        req.write(head);
-        req.write(Buffer.alloc(16 * 1024, 1));
+      const status = await statusWhileFileStreams(
+        registry.baseUrl,
+        '/api/v1/packages/Taken/versions',
+        owner.client.bearer!,
+        {
+          version: '1.0.0',
+        },
+      );
+      expect(status).toBe(409);
+      expect(
+        await eventually(
+          () => stagedFiles(registry.dataDir),
+          (files) => files.length === 0,
+        ),
+      ).toEqual([]);
+    });
+
+    it('answer 409 for a taken package name on a multipart create before the file is staged', async () => {
+      const status = await statusWhileFileStreams(registry.baseUrl, '/api/v1/packages', owner.client.bearer!, {
+        metadata: JSON.stringify({ name: 'hardened', description: 'same name, other case' }),
       });
       expect(status).toBe(409);
       expect(
@@ -121,6 +156,13 @@ describe.each(backends())('registry hardening on $name', (backend) => {
           (files) => files.length === 0,
         ),
       ).toEqual([]);
+    });
+
+    it('answer 422 for invalid multipart create metadata before the file is staged', async () => {
+      const status = await statusWhileFileStreams(registry.baseUrl, '/api/v1/packages', owner.client.bearer!, {
+        metadata: JSON.stringify({ name: 'bad name!' }),
+      });
+      expect(status).toBe(422);
     });
 
     it('are refused before the body is read when the caller does not own the package', async () => {
