@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  /** The worker manager: scaling past the pre-allocated ports the nginx upstream lists. */
+  PORT_RANGE_EXHAUSTED: 409,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -11,15 +11,16 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
 
 /**
  * Validation at the edge, once. Bad query or path parameters are 400 BAD_REQUEST; an invalid body is
- * 422 UNPROCESSABLE_ENTITY; both list every field problem in `errors`.
+ * 422 UNPROCESSABLE_ENTITY (the registry seed), or 400 for a service whose seed says so (the worker manager);
+ * both list every field problem in `errors`.
  */
 export class PlatformValidationPipe extends ValidationPipe {
-  constructor() {
+  constructor(private readonly invalidBodyCode: 'UNPROCESSABLE_ENTITY' | 'BAD_REQUEST' = 'UNPROCESSABLE_ENTITY') {
     super({
       whitelist: true,
       forbidNonWhitelisted: true,
       transform: true,
-      exceptionFactory: (errors) => new PlatformError('UNPROCESSABLE_ENTITY', 'Validation failed', flatten(errors)),
+      exceptionFactory: (errors) => new PlatformError(invalidBodyCode, 'Validation failed', flatten(errors)),
     });
   }
 
@@ -38,7 +39,7 @@ export class PlatformValidationPipe extends ValidationPipe {
       }
       if (error instanceof PlatformError && error.fieldErrors?.length) {
         const summary = error.fieldErrors.map((field) => `${field.field}: ${field.message}`).join('; ');
-        throw new PlatformError('UNPROCESSABLE_ENTITY', `Validation failed: ${summary}`, error.fieldErrors);
+        throw new PlatformError(this.invalidBodyCode, `Validation failed: ${summary}`, error.fieldErrors);
       }
       throw error;
     }

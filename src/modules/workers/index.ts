@@ -19,3 +19,23 @@ export {
   type WorkerState,
   type WorkerType,
 } from './worker-manager.js';
+export { ManagerAdminModule } from './admin/manager-admin.module.js';
+export { NoProxy, type ProxyControl, type ProxyStatus, type BackupServer } from './manager-hooks.js';
+export { type WorkerInfo, type ClusterView, type RollingUpdateState } from './manager-process.js';
+export { loadManagerSecret, secretsEqual } from './manager-secret.js';
+export { apr1 } from './nginx/apr1.js';
+export { renderSiteConfig, type SiteConfigInput } from './nginx/site-config.js';
+export {
+  NginxProxyControl,
+  findNginx,
+  nginxArgs,
+  nginxPaths,
+  nginxVersion,
+  patchMainConfig,
+  siteInputFor,
+  testAndReload,
+  testConfig,
+  writeHtpasswd,
+  writeSite,
+  type NginxPaths,
+} from './nginx/nginx-setup.js';

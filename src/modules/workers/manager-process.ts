@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { platform } from 'node:os';
+import { PlatformError } from '../../common/errors.js';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { PlatformConfig } from '../../config/config.js';
@@ -11,7 +13,12 @@ import {
   type WorkerManagerEvent,
   type WorkerRecord,
   type WorkerSpec,
+  type WorkerType,
 } from './worker-manager.js';
+import { NoProxy, type BackupServer, type ProxyControl, type ProxyStatus } from './manager-hooks.js';
+import { loadManagerSecret } from './manager-secret.js';
+import { lowestFreePort, portRange } from './ports.js';
+import { collectWorkerMetrics, type WorkerMetricsView } from './metrics-collector.js';
 
 /** What `DATA_DIR/manager.json` (mode 0600) holds: how the other `tb workers` commands find the manager. */
 export interface ManagerStateFile {
@@ -19,6 +26,8 @@ export interface ManagerStateFile {
   started_at: string;
   /** The admin API's address once it listens (null while it does not). */
   api: string | null;
+  /** The admin page's address (null with `--no-ui`). */
+  ui: string | null;
   /** The manager secret (X-Cluster-Secret); the file is readable by its owner only. */
   secret: string;
   updated_at: string;
@@ -80,24 +89,72 @@ export interface ManagerProcessOptions {
   log(line: string): void;
 }
 
+/** A worker as the admin API shows it (seed WorkerInfo): the record plus type, node, uptime and metrics. */
+export interface WorkerInfo extends WorkerRecord {
+  worker_type: WorkerType;
+  node: string;
+  uptime: number | null;
+  metrics: WorkerMetricsView;
+}
+
+/** A remote node's workers and health, as the cluster poller last saw them. */
+export interface ClusterView {
+  summary(): { nodes: number; healthy_nodes: number };
+  remoteWorkers(): WorkerInfo[];
+}
+
+const EMPTY_CLUSTER: ClusterView = { summary: () => ({ nodes: 0, healthy_nodes: 0 }), remoteWorkers: () => [] };
+
+/** Progress of a rolling update (GET status / workers show it while it runs and after). */
+export interface RollingUpdateState {
+  id: string;
+  state: 'running' | 'done' | 'failed';
+  started_at: string;
+  finished_at: string | null;
+  total: number;
+  done: number;
+  step: string;
+  replaced: { old: string; new: string }[];
+  errors: string[];
+}
+
+/** After a reload, old nginx workers stop taking connections; this covers the master's switch-over. */
+const PROXY_HANDOVER_MS = 1_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * The `tb workers start` process: N HTTP workers on `HTTP_WORKER_PORT`…, one WS worker on `WS_WORKER_PORT`,
- * the health checker, and the state file kept current. Broker: Redis when `REDIS_URL` is set (the workers
- * reach it themselves), else the manager relays IPC between its children.
+ * The `tb workers start` process: N HTTP workers and the WS worker on their pre-allocated ports, the health
+ * checker, the metrics collector, scaling, rolling updates and restarts (the admin API calls these), and the
+ * state file kept current. Broker: Redis when `REDIS_URL` is set (the workers reach it themselves), else the
+ * manager relays IPC between its children.
  */
 export class ManagerProcess {
   readonly manager: WorkerManager;
-  readonly secret = randomBytes(32).toString('hex');
+  /** `X-Cluster-Secret` (manager-secret.ts); set by `init()`. */
+  secret = '';
+  proxy: ProxyControl = new NoProxy();
+  cluster: ClusterView = EMPTY_CLUSTER;
+  apiUrl: string | null = null;
+  uiUrl: string | null = null;
+  readonly brokerDriver: 'redis' | 'ipc' | 'local';
+  rolling: RollingUpdateState | null = null;
   private readonly startedAt = new Date().toISOString();
+  private readonly metrics = new Map<string, WorkerMetricsView>();
+  private readonly order: string[] = [];
   private stateTimer: NodeJS.Timeout | undefined;
+  private metricsTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private restarting = false;
+  private stopped = false;
 
   constructor(
     private readonly config: PlatformConfig,
     private readonly options: ManagerProcessOptions,
   ) {
-    const brokerDriver = config.redisUrl && config.messageBroker !== 'ipc' ? 'redis' : 'ipc';
-    const workerEnv = { ...options.env, MESSAGE_BROKER: config.messageBroker === 'local' ? 'local' : brokerDriver };
+    this.brokerDriver =
+      config.messageBroker === 'local' ? 'local' : config.redisUrl && config.messageBroker !== 'ipc' ? 'redis' : 'ipc';
+    const workerEnv = { ...options.env, MESSAGE_BROKER: this.brokerDriver };
     this.manager = new WorkerManager({
       launch: (spec) =>
         forkLauncher({
@@ -112,13 +169,25 @@ export class ManagerProcess {
           env: { ...workerEnv, WORKER_ID: spec.id },
           execArgv: options.execArgv,
         })(0),
-      probe: (spec) => probeHealth(this.hostOf(spec), spec.port),
+      probe: (spec) => probeHealth(this.hostOf(spec.type), spec.port),
       healthIntervalMs: config.manager.healthIntervalSeconds * 1000,
       restartDelayMs: config.manager.restartDelaySeconds * 1000,
       maxRestarts: config.manager.maxRestarts,
       stopDeadlineMs: (config.httpWorker.drainTimeoutSeconds + 5) * 1000,
       onEvent: (event) => this.onEvent(event),
     });
+  }
+
+  /** Reads (or creates) the manager secret; call before `start`. */
+  async init(): Promise<void> {
+    this.secret = await loadManagerSecret(this.config.dataDir, this.config.manager.clusterSecret);
+  }
+
+  /** The pre-allocated ports of a worker type (the nginx upstream lists every one). */
+  portsOf(type: WorkerType): number[] {
+    return type === 'http'
+      ? portRange(this.config.httpWorker.basePort, this.config.manager.httpPortSlots)
+      : portRange(this.config.wsWorker.basePort, this.config.manager.wsPortSlots);
   }
 
   /** The seed's initial workers: `count` HTTP workers on consecutive ports, then the WS worker(s). */
@@ -131,30 +200,363 @@ export class ManagerProcess {
     return specs;
   }
 
-  /** Writes the state file, starts every worker and the health checker; resolves once all answered `/health`. */
+  /** Writes the state file, starts every worker, the health checker and the metrics collector. */
   async start(): Promise<WorkerRecord[]> {
+    if (!this.secret) await this.init();
+    const tooMany = ['http', 'ws'].find(
+      (type) => this.initialCount(type as WorkerType) > this.portsOf(type as WorkerType).length,
+    );
+    if (tooMany)
+      throw new PlatformError(
+        'PORT_RANGE_EXHAUSTED',
+        `${tooMany.toUpperCase()}_WORKERS exceeds MANAGER_${tooMany.toUpperCase()}_PORT_SLOTS: raise the slots`,
+      );
     await this.writeState();
     this.stateTimer = setInterval(() => void this.writeState(), this.config.manager.healthIntervalSeconds * 1000);
     this.stateTimer.unref();
     this.manager.startHealthChecks();
-    await Promise.all(this.initialWorkers().map((spec) => this.manager.startWorker(spec)));
+    await this.startAll(this.initialWorkers());
+    this.metricsTimer = setInterval(
+      () => void this.collectMetrics(),
+      this.config.manager.metricsIntervalSeconds * 1000,
+    );
+    this.metricsTimer.unref();
+    void this.collectMetrics();
     await this.writeState();
     return this.manager.list();
   }
 
   /** Stops every worker gracefully and removes the state file. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.stateTimer) clearInterval(this.stateTimer);
+    if (this.metricsTimer) clearInterval(this.metricsTimer);
     await this.manager.stop();
     await this.writing;
     await rm(managerStatePath(this.config), { force: true });
+  }
+
+  // ---- workers ------------------------------------------------------------------------------------------------
+
+  /** Workers that hold a port (everything but stopped and failed entries). */
+  live(type?: WorkerType): WorkerRecord[] {
+    return this.manager
+      .list()
+      .filter((w) => w.state !== 'stopped' && w.state !== 'failed' && (type === undefined || w.type === type));
+  }
+
+  /**
+   * Starts one worker: a new id on the lowest free pre-allocated port, or a given id — a stopped or failed entry
+   * restarts on its old port when that is free (the seed's recovery: worker-stop, then worker-start).
+   */
+  async startWorker(type: WorkerType, id?: string): Promise<WorkerRecord> {
+    this.assertRunning();
+    const existing = id ? this.manager.get(id) : undefined;
+    if (existing && existing.type !== type)
+      throw new PlatformError('CONFLICT', `worker ${id} is a ${existing.type} worker, not ${type}`);
+    if (existing && existing.state !== 'stopped' && existing.state !== 'failed')
+      throw new PlatformError('CONFLICT', `worker ${id} is already ${existing.state}`);
+    const held = this.live().map((w) => w.port);
+    const port = existing && !held.includes(existing.port) ? existing.port : lowestFreePort(this.portsOf(type), held);
+    if (port === null) throw this.rangeExhausted(type);
+    if (existing) this.manager.remove(existing.worker_id);
+    const spec: WorkerSpec = { id: id ?? newWorkerId(type), type, port };
+    await this.launch(spec);
+    await this.syncProxy();
+    return this.manager.get(spec.id)!;
+  }
+
+  /** Stops one worker (graceful: it drains first); the entry stays, `stopped`. */
+  async stopWorker(id: string, graceful = true): Promise<WorkerRecord> {
+    const worker = this.require(id);
+    await this.syncProxy([id]);
+    if (!graceful) {
+      const pid = worker.pid;
+      if (pid) process.kill(pid, 'SIGKILL');
+    }
+    await this.manager.stopWorker(id);
+    this.metrics.delete(id);
+    void this.writeState();
+    return this.manager.get(id)!;
+  }
+
+  /** Stop, wait the restart delay, start again with the same id and port. */
+  async restartWorker(id: string): Promise<WorkerRecord> {
+    const worker = this.require(id);
+    if (worker.state !== 'stopped' && worker.state !== 'failed') await this.manager.stopWorker(id);
+    await sleep(this.config.manager.restartDelaySeconds * 1000);
+    return this.startWorker(worker.type, id);
+  }
+
+  /**
+   * Scale a type to `count` live workers: up starts workers on the lowest free pre-allocated ports; down stops the
+   * newest ones gracefully and forgets their entries. Beyond the slots: 409 naming the fix.
+   */
+  async scale(type: WorkerType, count: number): Promise<{ status: 'ok'; started: string[]; stopped: string[] }> {
+    this.assertRunning();
+    if (this.rolling?.state === 'running')
+      throw new PlatformError('CONFLICT', 'a rolling update is running; scale after it');
+    const slots = this.portsOf(type).length;
+    if (count > slots) throw this.rangeExhausted(type, count);
+    const live = this.live(type).sort((a, b) => this.order.indexOf(a.worker_id) - this.order.indexOf(b.worker_id));
+    const started: string[] = [];
+    const stopped: string[] = [];
+    if (count > live.length) {
+      const specs: WorkerSpec[] = [];
+      const held = this.live().map((w) => w.port);
+      for (let i = live.length; i < count; i++) {
+        const port = lowestFreePort(this.portsOf(type), held)!;
+        held.push(port);
+        specs.push({ id: newWorkerId(type), type, port });
+      }
+      const results = await Promise.allSettled(specs.map((spec) => this.launch(spec)));
+      results.forEach((result, index) => {
+        if (result.status === 'fulfilled') started.push(specs[index].id);
+      });
+    } else if (count < live.length) {
+      const retired = live.slice(count).reverse();
+      await this.syncProxy(retired.map((worker) => worker.worker_id));
+      await Promise.all(
+        retired.map(async (worker) => {
+          await this.manager.stopWorker(worker.worker_id, { draining: true });
+          this.forget(worker.worker_id);
+          stopped.push(worker.worker_id);
+        }),
+      );
+    }
+    if (started.length || stopped.length) await this.syncProxy();
+    void this.writeState();
+    return { status: 'ok', started, stopped };
+  }
+
+  /** Starts a rolling update in the background; a second one while it runs is refused. */
+  startRollingUpdate(): RollingUpdateState {
+    this.assertRunning();
+    if (this.rolling?.state === 'running')
+      throw new PlatformError('CONFLICT', `rolling update ${this.rolling.id} is running`);
+    const snapshot = this.live('http').map((w) => w.worker_id);
+    const state: RollingUpdateState = {
+      id: `ru_${randomBytes(4).toString('hex')}`,
+      state: 'running',
+      started_at: new Date().toISOString(),
+      finished_at: null,
+      total: snapshot.length,
+      done: 0,
+      step: 'starting',
+      replaced: [],
+      errors: [],
+    };
+    this.rolling = state;
+    void this.rollingUpdate(state, snapshot).catch((error: unknown) => {
+      state.errors.push((error as Error).message);
+      state.state = 'failed';
+      state.finished_at = new Date().toISOString();
+    });
+    return state;
+  }
+
+  /**
+   * The seed's order, per HTTP worker of the snapshot: start a new one on the next free pre-allocated port; wait;
+   * `GET /health` (not 200 → stop the new one, keep the old, report it); reload nginx; the old one drains and stops.
+   */
+  private async rollingUpdate(state: RollingUpdateState, snapshot: string[]): Promise<void> {
+    const waitMs = this.config.manager.rollingWaitSeconds * 1000;
+    for (const oldId of snapshot) {
+      if (this.stopped) break;
+      const old = this.manager.get(oldId);
+      if (!old || old.state === 'stopped' || old.state === 'failed') {
+        state.done += 1;
+        continue;
+      }
+      state.step = `replacing ${oldId}`;
+      const port = lowestFreePort(
+        this.portsOf('http'),
+        this.live().map((w) => w.port),
+      );
+      if (port === null) {
+        state.errors.push(`${oldId}: no free pre-allocated port for its replacement (raise MANAGER_HTTP_PORT_SLOTS)`);
+        state.done += 1;
+        continue;
+      }
+      const spec: WorkerSpec = { id: newWorkerId('http'), type: 'http', port };
+      try {
+        await this.launch(spec);
+      } catch (error) {
+        state.errors.push(`${oldId}: its replacement did not start: ${(error as Error).message}`);
+        await this.discard(spec.id);
+        state.done += 1;
+        continue;
+      }
+      state.step = `checking ${spec.id}`;
+      await sleep(waitMs);
+      const health = await probeHealth(this.hostOf('http'), port);
+      if (!health.ok) {
+        state.errors.push(`${oldId}: replacement ${spec.id} unhealthy (${health.error ?? 'not 200'}); kept ${oldId}`);
+        await this.discard(spec.id);
+        state.done += 1;
+        continue;
+      }
+      state.step = `reloading the proxy for ${spec.id}`;
+      await this.syncProxy([oldId]);
+      state.step = `draining ${oldId}`;
+      await this.manager.stopWorker(oldId, { draining: true });
+      this.forget(oldId);
+      state.replaced.push({ old: oldId, new: spec.id });
+      state.done += 1;
+      void this.writeState();
+    }
+    state.step = 'finished';
+    state.state = state.errors.length ? 'failed' : 'done';
+    state.finished_at = new Date().toISOString();
+    void this.writeState();
+  }
+
+  /** Restart everything: stop every worker (they drain), wait the restart delay, start the initial set again. */
+  async restartAll(): Promise<{ status: 'ok'; workers: WorkerRecord[] }> {
+    this.assertRunning();
+    if (this.restarting) throw new PlatformError('CONFLICT', 'a restart is already running');
+    if (this.rolling?.state === 'running') throw new PlatformError('CONFLICT', 'a rolling update is running');
+    this.restarting = true;
+    try {
+      const all = this.manager.list();
+      await Promise.all(
+        all
+          .filter((w) => w.state !== 'stopped' && w.state !== 'failed')
+          .map((w) => this.manager.stopWorker(w.worker_id)),
+      );
+      for (const w of all) this.forget(w.worker_id);
+      await sleep(this.config.manager.restartDelaySeconds * 1000);
+      await this.startAll(this.initialWorkers());
+      await this.syncProxy();
+      void this.writeState();
+      return { status: 'ok', workers: this.manager.list() };
+    } finally {
+      this.restarting = false;
+    }
+  }
+
+  // ---- views --------------------------------------------------------------------------------------------------
+
+  workerInfo(record: WorkerRecord): WorkerInfo {
+    return {
+      ...record,
+      worker_type: record.type,
+      node: 'local',
+      uptime: record.started_at && record.pid ? Math.round((Date.now() - Date.parse(record.started_at)) / 1000) : null,
+      metrics: this.metrics.get(record.worker_id) ?? emptyMetrics(),
+    };
+  }
+
+  /** Local workers in start order, then the workers healthy cluster nodes reported. */
+  workers(): WorkerInfo[] {
+    const local = this.manager
+      .list()
+      .sort((a, b) => this.order.indexOf(a.worker_id) - this.order.indexOf(b.worker_id))
+      .map((record) => this.workerInfo(record));
+    return [...local, ...this.cluster.remoteWorkers()];
+  }
+
+  async status() {
+    const nginx = await this.proxyStatus();
+    const workers: Record<string, WorkerInfo> = {};
+    for (const worker of this.workers().filter((w) => w.node === 'local')) workers[worker.worker_id] = worker;
+    return {
+      running: !this.stopped,
+      pid: process.pid,
+      started_at: this.startedAt,
+      platform: platform(),
+      broker_alive: true,
+      broker: { driver: this.brokerDriver, alive: true },
+      api: this.apiUrl,
+      ui: this.uiUrl,
+      port_slots: { http: this.portsOf('http'), ws: this.portsOf('ws') },
+      workers,
+      nginx,
+      cluster: this.cluster.summary(),
+      rolling_update: this.rolling,
+    };
+  }
+
+  async health() {
+    const workers: Record<string, { healthy: boolean; state: string; latency_ms: number | null }> = {};
+    const local = this.manager.list().filter((w) => w.state !== 'stopped');
+    for (const w of local)
+      workers[w.worker_id] = { healthy: w.healthy, state: w.state, latency_ms: w.health_latency_ms };
+    return {
+      healthy: !this.stopped && local.length > 0 && local.every((w) => w.healthy),
+      broker: { alive: true, driver: this.brokerDriver },
+      workers,
+      nginx: await this.proxyStatus(),
+    };
+  }
+
+  metricsSummary() {
+    const all = this.workers().filter((w) => w.node === 'local');
+    const withLatency = all.filter((w) => w.metrics.requests > 0);
+    return {
+      total_workers: all.length,
+      http_workers: all.filter((w) => w.type === 'http').length,
+      ws_workers: all.filter((w) => w.type === 'ws').length,
+      total_requests: sum(all.map((w) => w.metrics.requests)),
+      total_connections: sum(all.map((w) => w.metrics.connections)),
+      total_errors: sum(all.map((w) => w.metrics.errors)),
+      avg_latency_ms: withLatency.length
+        ? Math.round((sum(withLatency.map((w) => w.metrics.avg_latency_ms)) / withLatency.length) * 100) / 100
+        : 0,
+      collected_at: this.metricsCollectedAt,
+    };
+  }
+
+  async reloadProxy() {
+    const status = await this.proxyStatus();
+    if (!status.configured) return { ok: false, message: 'nginx is not set up for this manager' };
+    const result = await this.proxy.reload();
+    this.options.log(`manager: nginx reload ${result.ok ? 'ok' : `failed: ${result.message}`}`);
+    return result;
+  }
+
+  /**
+   * Points nginx at the live workers minus `retiring` (their ports become `down`) and reloads it, then gives the
+   * old nginx workers a moment to hand over, so no new request reaches a worker that is about to drain.
+   */
+  async syncProxy(retiring: string[] = []): Promise<void> {
+    const status = await this.proxyStatus();
+    if (!status.configured) return;
+    const live = this.live().filter((w) => !retiring.includes(w.worker_id));
+    const result = await this.proxy.sync({
+      httpUp: live.filter((w) => w.type === 'http').map((w) => w.port),
+      wsUp: live.filter((w) => w.type === 'ws').map((w) => w.port),
+    });
+    this.options.log(`manager: nginx ${result.ok ? 'synced' : `sync failed: ${result.message}`}`);
+    if (retiring.length && result.ok) await sleep(PROXY_HANDOVER_MS);
+  }
+
+  async rewriteProxy(backups: BackupServer[]) {
+    const status = await this.proxyStatus();
+    if (!status.configured) return { ok: false, message: 'nginx is not set up for this manager' };
+    return this.proxy.rewrite(backups);
+  }
+
+  private metricsCollectedAt: string | null = null;
+
+  /** One pass of the metrics collector: `GET /metrics` of every running worker (2 s timeout each). */
+  async collectMetrics(): Promise<void> {
+    const running = this.manager.list().filter((w) => w.state === 'running' && w.pid);
+    await Promise.all(
+      running.map(async (w) => {
+        const view = await collectWorkerMetrics(this.hostOf(w.type), w.port, w.type, w.pid!);
+        if (view) this.metrics.set(w.worker_id, view);
+      }),
+    );
+    this.metricsCollectedAt = new Date().toISOString();
   }
 
   writeState(): Promise<void> {
     const state: ManagerStateFile = {
       pid: process.pid,
       started_at: this.startedAt,
-      api: null,
+      api: this.apiUrl,
+      ui: this.uiUrl,
       secret: this.secret,
       updated_at: new Date().toISOString(),
       workers: this.manager.list(),
@@ -169,8 +571,60 @@ export class ManagerProcess {
     return this.writing;
   }
 
-  private hostOf(spec: WorkerSpec): string {
-    const host = spec.type === 'http' ? this.config.httpWorker.host : this.config.wsWorker.host;
+  private async proxyStatus(): Promise<ProxyStatus> {
+    return this.proxy.status().catch(() => ({ installed: false, version: null, configured: false, site_path: null }));
+  }
+
+  private initialCount(type: WorkerType): number {
+    return type === 'http' ? this.config.httpWorker.count : this.config.wsWorker.count;
+  }
+
+  private async startAll(specs: WorkerSpec[]): Promise<void> {
+    await Promise.all(specs.map((spec) => this.launch(spec)));
+  }
+
+  private launch(spec: WorkerSpec): Promise<void> {
+    this.order.push(spec.id);
+    return this.manager.startWorker(spec);
+  }
+
+  /** Stops (if needed) and forgets a worker that never joined (a failed replacement). */
+  private async discard(id: string): Promise<void> {
+    const worker = this.manager.get(id);
+    if (worker && worker.state !== 'stopped' && worker.state !== 'failed') await this.manager.stopWorker(id);
+    this.forget(id);
+  }
+
+  private forget(id: string): void {
+    this.manager.remove(id);
+    this.metrics.delete(id);
+    const index = this.order.indexOf(id);
+    if (index >= 0) this.order.splice(index, 1);
+  }
+
+  private require(id: string): WorkerRecord {
+    const worker = this.manager.get(id);
+    if (!worker) throw new PlatformError('NOT_FOUND', `no worker ${id}`);
+    return worker;
+  }
+
+  private assertRunning(): void {
+    if (this.stopped) throw new PlatformError('SERVICE_UNAVAILABLE', 'the manager is shutting down');
+  }
+
+  private rangeExhausted(type: WorkerType, wanted?: number): PlatformError {
+    const slots = this.portsOf(type);
+    const name = `MANAGER_${type.toUpperCase()}_PORT_SLOTS`;
+    return new PlatformError(
+      'PORT_RANGE_EXHAUSTED',
+      `${wanted ?? 'another'} ${type} worker(s) do not fit the ${slots.length} pre-allocated ports ` +
+        `${slots[0]}–${slots[slots.length - 1]}: raise ${name}, run "tb workers nginx-config --force", ` +
+        'then "tb workers nginx-reload"',
+    );
+  }
+
+  private hostOf(type: WorkerType): string {
+    const host = type === 'http' ? this.config.httpWorker.host : this.config.wsWorker.host;
     return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   }
 
@@ -179,4 +633,12 @@ export class ManagerProcess {
     this.options.log(`manager: ${type} ${JSON.stringify(details)}`);
     void this.writeState();
   }
+}
+
+function emptyMetrics(): WorkerMetricsView {
+  return { requests: 0, connections: 0, errors: 0, avg_latency_ms: 0, memory_mb: null };
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }

@@ -148,11 +148,14 @@ export class WorkerManager {
     return managed.ready;
   }
 
-  /** Stops one worker gracefully (it drains); its record stays, `stopped`. */
-  async stopWorker(id: string): Promise<void> {
+  /**
+   * Stops one worker gracefully: SIGTERM, it drains (finishes in-flight requests, `/health` 503), then exits;
+   * SIGKILL after the deadline. Its record stays, `stopped`. `draining` marks a worker being retired (rolling update).
+   */
+  async stopWorker(id: string, { draining = false }: { draining?: boolean } = {}): Promise<void> {
     const managed = this.workers.get(id);
     if (!managed) throw new Error(`no worker ${id}`);
-    if (managed.record.state !== 'failed') managed.record.state = 'stopping';
+    if (managed.record.state !== 'failed') managed.record.state = draining ? 'draining' : 'stopping';
     await managed.supervisor.stop();
     managed.record.state = 'stopped';
     managed.record.healthy = false;
@@ -237,7 +240,7 @@ export class WorkerManager {
       case 'spawned':
         record.pid = event.pid ?? null;
         record.started_at = new Date().toISOString();
-        if (record.state !== 'stopping') record.state = 'starting';
+        if (record.state !== 'stopping' && record.state !== 'draining') record.state = 'starting';
         record.healthy = false;
         managed.failures = 0;
         break;

@@ -1,0 +1,30 @@
+import { loadConfig } from '../config/config.js';
+import { UsageError } from '../common/errors.js';
+import { parseCommandArgs } from './cli-args.js';
+import type { CommandIo } from './command-io.js';
+import { managerRequest } from './workers.command.js';
+
+/** `tb workers cluster-join --host H [--port 9005] [--secret S]`: the running manager joins a remote node. */
+export async function clusterJoin(argv: string[], io: CommandIo): Promise<number> {
+  const { values } = parseCommandArgs(
+    argv,
+    { 'data-dir': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, secret: { type: 'string' } },
+    { allowPositionals: false },
+  );
+  if (!values.host) throw new UsageError('usage: tb workers cluster-join --host H [--port 9005] [--secret S]');
+  const port = values.port === undefined ? 9005 : Number(values.port);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError('--port must be a port number');
+  const config = loadConfig(io.env, { dataDir: values['data-dir'] });
+  try {
+    const answer = (await managerRequest(config, 'POST', 'cluster/join', {
+      host: values.host,
+      port,
+      ...(values.secret ? { secret: values.secret } : {}),
+    })) as { node: { id: string; healthy: boolean } };
+    io.out(`Joined ${answer.node.id} (${answer.node.healthy ? 'healthy' : 'not healthy yet'}).`);
+    return 0;
+  } catch (error) {
+    io.err((error as Error).message);
+    return 1;
+  }
+}

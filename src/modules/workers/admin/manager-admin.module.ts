@@ -1,0 +1,21 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { ManagerProcess } from '../manager-process.js';
+import { ManagerAdminController } from './manager-admin.controller.js';
+import { MANAGER_PROCESS, MANAGER_SHUTDOWN } from './manager-admin.tokens.js';
+import { ManagerSecretGuard } from './manager-secret.guard.js';
+
+@Module({})
+export class ManagerAdminModule {
+  static forRoot(manager: ManagerProcess, shutdown: () => void): DynamicModule {
+    return {
+      module: ManagerAdminModule,
+      controllers: [ManagerAdminController],
+      providers: [
+        { provide: MANAGER_PROCESS, useValue: manager },
+        { provide: MANAGER_SHUTDOWN, useValue: shutdown },
+        ManagerSecretGuard,
+      ],
+      exports: [MANAGER_PROCESS],
+    };
+  }
+}

@@ -1,0 +1,229 @@
+import { execFile } from 'node:child_process';
+import { access, chmod, constants, mkdir, readFile, rename, stat, symlink, writeFile, lstat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { PlatformConfig } from '../../../config/config.js';
+import type { BackupServer, ProxyControl, ProxyReloadResult, ProxyStatus } from '../manager-hooks.js';
+import { apr1 } from './apr1.js';
+import { renderSiteConfig, type SiteConfigInput } from './site-config.js';
+
+/** Where the site lives: `<conf>/box-available/<site>`, enabled by a symlink in `<conf>/box-enabled/`. */
+export interface NginxPaths {
+  confDir: string;
+  mainConfig: string;
+  availableDir: string;
+  enabledDir: string;
+  sitePath: string;
+  enabledPath: string;
+  htpasswdPath: string;
+}
+
+export function nginxPaths(config: PlatformConfig): NginxPaths {
+  const confDir = config.manager.nginx.confDir;
+  const site = config.manager.nginx.siteName;
+  return {
+    confDir,
+    mainConfig: join(confDir, 'nginx.conf'),
+    availableDir: join(confDir, 'box-available'),
+    enabledDir: join(confDir, 'box-enabled'),
+    sitePath: join(confDir, 'box-available', site),
+    enabledPath: join(confDir, 'box-enabled', site),
+    htpasswdPath: join(confDir, `${site}_admin_htpasswd`),
+  };
+}
+
+const exists = (path: string) =>
+  access(path, constants.F_OK).then(
+    () => true,
+    () => false,
+  );
+
+/** The nginx binary: NGINX_BIN, then PATH, then the usual places; null when none is installed. */
+export async function findNginx(config: PlatformConfig): Promise<string | null> {
+  if (config.manager.nginx.bin) return (await exists(config.manager.nginx.bin)) ? config.manager.nginx.bin : null;
+  const candidates = [
+    ...(process.env.PATH ?? '')
+      .split(':')
+      .filter(Boolean)
+      .map((dir) => join(dir, 'nginx')),
+    '/usr/sbin/nginx',
+    '/usr/local/sbin/nginx',
+    '/usr/local/bin/nginx',
+    '/opt/homebrew/bin/nginx',
+  ];
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // next
+    }
+  }
+  return null;
+}
+
+function run(binary: string, args: string[]): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    execFile(binary, args, { timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({ ok: !error, output: `${stdout}${stderr}`.trim() }),
+    );
+  });
+}
+
+/** `-p PREFIX` when set, and `-c <conf>/nginx.conf`: the same main config for test, reload and start. */
+export function nginxArgs(config: PlatformConfig): string[] {
+  const prefix = config.manager.nginx.prefix;
+  return [...(prefix ? ['-p', prefix] : []), '-c', nginxPaths(config).mainConfig];
+}
+
+/** The rendered site for this configuration, secret and worker state. */
+export function siteInputFor(
+  config: PlatformConfig,
+  secret: string,
+  state: { httpUp?: number[]; wsUp?: number[]; backups?: BackupServer[]; managerPort?: number } = {},
+): SiteConfigInput {
+  const range = (base: number, slots: number) => Array.from({ length: slots }, (_, index) => base + index);
+  return {
+    siteName: config.manager.nginx.siteName,
+    listenPort: config.manager.nginx.listenPort,
+    serverName: config.manager.nginx.serverName,
+    ipv6: false,
+    httpPorts: range(config.httpWorker.basePort, config.manager.httpPortSlots),
+    wsPorts: range(config.wsWorker.basePort, config.manager.wsPortSlots),
+    httpUp: state.httpUp,
+    wsUp: state.wsUp,
+    workerHost: config.httpWorker.host,
+    backups: state.backups ?? [],
+    registry: { host: config.registry.host, port: config.registry.port },
+    mcp: { host: config.mcp.host, port: config.mcp.port },
+    manager: { host: config.manager.host, port: state.managerPort ?? config.manager.port },
+    managerSecret: secret,
+    htpasswdPath: nginxPaths(config).htpasswdPath,
+    clientMaxBodyBytes: Math.max(config.httpWorker.uploadMaxBytes, config.registry.uploadMaxBytes),
+    logDir: config.manager.nginx.prefix ? join(config.manager.nginx.prefix, 'logs') : '/var/log/nginx',
+  };
+}
+
+/** Writes the site file (0640: it carries the manager secret) atomically and enables it with the symlink. */
+export async function writeSite(config: PlatformConfig, input: SiteConfigInput): Promise<string> {
+  const paths = nginxPaths(config);
+  await mkdir(paths.availableDir, { recursive: true });
+  await mkdir(paths.enabledDir, { recursive: true });
+  const temporary = `${paths.sitePath}.tmp-${process.pid}`;
+  await writeFile(temporary, renderSiteConfig(input), { mode: 0o640 });
+  await chmod(temporary, 0o640);
+  await rename(temporary, paths.sitePath);
+  const linked = await lstat(paths.enabledPath).then(
+    () => true,
+    () => false,
+  );
+  if (!linked) await symlink(paths.sitePath, paths.enabledPath);
+  return paths.sitePath;
+}
+
+/** `admin:<apr1 hash>` from ADMIN_UI_PASSWORD, mode 0640. */
+export async function writeHtpasswd(config: PlatformConfig): Promise<string> {
+  const password = config.manager.adminUiPassword;
+  if (!password) throw new Error('ADMIN_UI_PASSWORD is not set');
+  const path = nginxPaths(config).htpasswdPath;
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `admin:${apr1(password)}\n`, { mode: 0o640 });
+  await chmod(path, 0o640);
+  return path;
+}
+
+/** Adds `include <conf>/box-enabled/*;` before the last line that is only `}` (the http block's end), once. */
+export async function patchMainConfig(config: PlatformConfig): Promise<'patched' | 'present'> {
+  const paths = nginxPaths(config);
+  const text = await readFile(paths.mainConfig, 'utf8');
+  if (text.includes('box-enabled')) return 'present';
+  const lines = text.split('\n');
+  let last = -1;
+  lines.forEach((line, index) => {
+    if (line.trim() === '}') last = index;
+  });
+  if (last < 0) throw new Error(`no closing "}" of the http block found in ${paths.mainConfig}`);
+  lines.splice(last, 0, '    # Toolbox Platform sites (tb workers nginx-init)', `    include ${paths.enabledDir}/*;`);
+  await writeFile(`${paths.mainConfig}.bak`, text);
+  await writeFile(paths.mainConfig, lines.join('\n'));
+  return 'patched';
+}
+
+export async function nginxVersion(binary: string): Promise<string | null> {
+  const result = await run(binary, ['-v']);
+  return /nginx\/[\d.]+/.exec(result.output)?.[0] ?? null;
+}
+
+export async function testConfig(config: PlatformConfig, binary: string): Promise<ProxyReloadResult> {
+  const result = await run(binary, [...nginxArgs(config), '-t']);
+  return { ok: result.ok, message: result.output };
+}
+
+/** `nginx -t`, then `nginx -s reload` (a graceful reload: old nginx workers finish their requests). */
+export async function testAndReload(config: PlatformConfig, binary: string): Promise<ProxyReloadResult> {
+  const tested = await testConfig(config, binary);
+  if (!tested.ok) return { ok: false, message: `config test failed — reload aborted: ${tested.message}` };
+  const reloaded = await run(binary, [...nginxArgs(config), '-s', 'reload']);
+  return reloaded.ok
+    ? { ok: true, message: 'nginx reloaded' }
+    : { ok: false, message: `reload failed: ${reloaded.output}` };
+}
+
+/**
+ * nginx for a running manager: set up when the binary exists and the site file was written (`nginx-config`).
+ * The manager calls `sync` with its live ports before it retires a worker and after it starts one.
+ */
+export class NginxProxyControl implements ProxyControl {
+  private managerPort: number | undefined;
+  private backups: BackupServer[] = [];
+  private live: { httpUp?: number[]; wsUp?: number[] } = {};
+
+  constructor(
+    private readonly config: PlatformConfig,
+    private readonly secret: string,
+    private readonly binary: string | null,
+  ) {}
+
+  setManagerPort(port: number): void {
+    this.managerPort = port;
+  }
+
+  async status(): Promise<ProxyStatus> {
+    const sitePath = nginxPaths(this.config).sitePath;
+    const configured =
+      this.binary !== null &&
+      (await stat(sitePath).then(
+        (s) => s.isFile(),
+        () => false,
+      ));
+    return {
+      installed: this.binary !== null,
+      version: this.binary ? await nginxVersion(this.binary) : null,
+      configured,
+      site_path: configured ? sitePath : null,
+    };
+  }
+
+  reload(): Promise<ProxyReloadResult> {
+    if (!this.binary) return Promise.resolve({ ok: false, message: 'nginx is not installed' });
+    return testAndReload(this.config, this.binary);
+  }
+
+  async sync(live: { httpUp: number[]; wsUp: number[] }): Promise<ProxyReloadResult> {
+    this.live = live;
+    return this.rewriteAndReload();
+  }
+
+  async rewrite(backups: BackupServer[]): Promise<ProxyReloadResult> {
+    this.backups = backups;
+    return this.rewriteAndReload();
+  }
+
+  private async rewriteAndReload(): Promise<ProxyReloadResult> {
+    if (!(await this.status()).configured) return { ok: false, message: 'nginx is not set up for this manager' };
+    await writeSite(
+      this.config,
+      siteInputFor(this.config, this.secret, { ...this.live, backups: this.backups, managerPort: this.managerPort }),
+    );
+    return this.reload();
+  }
+}
