@@ -38,6 +38,8 @@ export async function compileSourcesFor(outDir: string, root = resolve('.')): Pr
   );
   await writeFile(join(outDir, 'package.json'), JSON.stringify({ type: 'module', version: '0.1.0' }));
   await symlink(join(root, 'node_modules'), join(outDir, 'node_modules'), 'dir');
+  // The pages and shared assets services serve (src/common/web-assets.ts finds them beside package.json).
+  await symlink(join(root, 'web'), join(outDir, 'web'), 'dir');
   return join(outDir, 'src', 'main.js');
 }
 
