@@ -69,7 +69,7 @@ describe.each(brokers)('tb workers start (real processes, %s broker)', (_broker,
   const status = async (): Promise<StatusWorker[]> => {
     const result = await runTb(main, ['workers', 'status', '--json'], env);
     expect(result.code).toBe(0);
-    return (JSON.parse(result.stdout) as { workers: StatusWorker[] }).workers;
+    return Object.values((JSON.parse(result.stdout) as { workers: Record<string, StatusWorker> }).workers);
   };
   const health = async (port: number) => (await fetch(`http://127.0.0.1:${port}/health`)).status;
 
@@ -84,6 +84,8 @@ describe.each(brokers)('tb workers start (real processes, %s broker)', (_broker,
       HTTP_WORKERS: '2',
       HTTP_WORKER_PORT: String(httpBase),
       WS_WORKER_PORT: String(wsBase),
+      MANAGER_PORT: '0',
+      NGINX_BIN: '/nonexistent/nginx',
       MANAGER_HEALTH_INTERVAL_SECONDS: '0.3',
       MANAGER_RESTART_DELAY_SECONDS: '0.5',
       DRAIN_TIMEOUT_SECONDS: '2',
