@@ -93,8 +93,8 @@ export async function runNginxSubcommand(sub: string, argv: string[], io: Comman
       return 1;
     }
     const reloaded = await testAndReload(config, binary);
-    (reloaded.ok ? ok : bad)(reloaded.message);
-    return reloaded.ok ? 0 : 1;
+    (reloaded.ok || reloaded.notRunning ? ok : bad)(reloaded.message);
+    return reloaded.ok || reloaded.notRunning ? 0 : 1;
   }
 
   if (sub === 'nginx-config') {

@@ -67,13 +67,20 @@ export interface ManagerUnderTest {
  * is ready (its admin API listens and every initial worker answered /health).
  */
 export async function startManager(
-  options: { httpWorkers?: number; httpSlots?: number; env?: Record<string, string>; args?: string[] } = {},
+  options: {
+    httpWorkers?: number;
+    httpSlots?: number;
+    env?: Record<string, string>;
+    args?: string[];
+    /** Worker port bases chosen by the caller (an nginx config written beforehand lists them). */
+    fixedPorts?: { httpBase: number; wsBase: number };
+  } = {},
 ): Promise<ManagerUnderTest> {
   const main = await compiledTb();
   const root = await mkdtemp(join(tmpdir(), 'tb-manager-'));
   const httpSlots = options.httpSlots ?? 4;
-  const httpBase = await freePortRange(httpSlots);
-  const wsBase = await freePortRange(2);
+  const httpBase = options.fixedPorts?.httpBase ?? (await freePortRange(httpSlots));
+  const wsBase = options.fixedPorts?.wsBase ?? (await freePortRange(2));
   const env: Record<string, string> = {
     PLATFORM_JWT_SECRET: TEST_SECRET,
     DATA_DIR: join(root, 'data'),

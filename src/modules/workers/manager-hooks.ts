@@ -14,6 +14,8 @@ export interface ProxyStatus {
 export interface ProxyReloadResult {
   ok: boolean;
   message: string;
+  /** nginx has no running master process: nothing to reload (the config is read when it starts). */
+  notRunning?: boolean;
 }
 
 /** A host:port that nginx lists as a `backup` server of the HTTP upstream (a healthy remote worker). */

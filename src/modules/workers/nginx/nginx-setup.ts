@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, chmod, constants, mkdir, readFile, rename, stat, symlink, writeFile, lstat } from 'node:fs/promises';
+import { access, chmod, chown, constants, mkdir, readFile, rename, stat, symlink, writeFile, lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PlatformConfig } from '../../../config/config.js';
 import type { BackupServer, ProxyControl, ProxyReloadResult, ProxyStatus } from '../manager-hooks.js';
@@ -109,7 +109,8 @@ export async function writeSite(config: PlatformConfig, input: SiteConfigInput):
   await mkdir(paths.availableDir, { recursive: true });
   await mkdir(paths.enabledDir, { recursive: true });
   const temporary = `${paths.sitePath}.tmp-${process.pid}`;
-  await writeFile(temporary, renderSiteConfig(input), { mode: 0o640 });
+  const adminEnabled = await exists(paths.htpasswdPath);
+  await writeFile(temporary, renderSiteConfig({ ...input, adminEnabled }), { mode: 0o640 });
   await chmod(temporary, 0o640);
   await rename(temporary, paths.sitePath);
   const linked = await lstat(paths.enabledPath).then(
@@ -128,7 +129,29 @@ export async function writeHtpasswd(config: PlatformConfig): Promise<string> {
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `admin:${apr1(password)}\n`, { mode: 0o640 });
   await chmod(path, 0o640);
+  // nginx's worker processes read the file at request time: as root, hand its group to nginx's `user`.
+  const group = await nginxWorkerGroupId(config);
+  if (group !== null && process.getuid?.() === 0) await chown(path, 0, group);
   return path;
+}
+
+/** The group id of the `user` the main config runs nginx's workers as (`user www-data;` on Debian), or null. */
+export async function nginxWorkerGroupId(config: PlatformConfig): Promise<number | null> {
+  let text: string;
+  try {
+    text = await readFile(nginxPaths(config).mainConfig, 'utf8');
+  } catch {
+    return null;
+  }
+  const match = /^\s*user\s+([A-Za-z0-9_.-]+)(?:\s+([A-Za-z0-9_.-]+))?\s*;/m.exec(text);
+  if (!match) return null;
+  const { ok, output } = await run('id', ['-g', match[2] ? match[1] : match[1]]);
+  if (match[2]) {
+    const group = await run('getent', ['group', match[2]]);
+    const gid = Number(group.output.split(':')[2]);
+    return group.ok && Number.isInteger(gid) ? gid : null;
+  }
+  return ok && /^\d+$/.test(output) ? Number(output) : null;
 }
 
 /** Adds `include <conf>/box-enabled/*;` before the last line that is only `}` (the http block's end), once. */
@@ -163,10 +186,14 @@ export async function testAndReload(config: PlatformConfig, binary: string): Pro
   const tested = await testConfig(config, binary);
   if (!tested.ok) return { ok: false, message: `config test failed — reload aborted: ${tested.message}` };
   const reloaded = await run(binary, [...nginxArgs(config), '-s', 'reload']);
-  return reloaded.ok
-    ? { ok: true, message: 'nginx reloaded' }
-    : { ok: false, message: `reload failed: ${reloaded.output}` };
+  if (reloaded.ok) return { ok: true, message: 'nginx reloaded' };
+  if (NOT_RUNNING.test(reloaded.output))
+    return { ok: false, notRunning: true, message: 'nginx is not running (the configuration tested OK; start nginx)' };
+  return { ok: false, message: `reload failed: ${reloaded.output}` };
 }
+
+/** What `nginx -s reload` says when no master process runs (no or empty pid file, stale pid). */
+const NOT_RUNNING = /invalid PID number|No such process|open\(\) ".*\.pid" failed/;
 
 /**
  * nginx for a running manager: set up when the binary exists and the site file was written (`nginx-config`).

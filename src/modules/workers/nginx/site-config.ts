@@ -20,8 +20,10 @@ export interface SiteConfigInput {
   manager: { host: string; port: number };
   /** Sent as X-Cluster-Secret to the manager for requests that passed basic auth; the file is then 0640. */
   managerSecret: string;
-  /** The htpasswd file of `/admin/manager/` (401 for every admin request while it is missing). */
+  /** The htpasswd file of `/admin/manager/`. */
   htpasswdPath: string;
+  /** Whether that file existed when the site was written; without it every admin request gets 401. */
+  adminEnabled?: boolean;
   clientMaxBodyBytes: number;
   logDir: string;
 }
@@ -33,7 +35,7 @@ const address = (host: string, port: number) => {
 };
 
 /** nginx string literal: the secret is hex, but nothing here may break out of the quotes. */
-const quoted = (value: string) => `"${value.replace(/["\\$]/g, '')}"`;
+const quoted = (value: string) => `"${value.replace(/["\\$\r\n]/g, '')}"`;
 
 /**
  * The reverse-proxy site of the platform (seed 02 C, generated once with every pre-allocated port so that scaling
@@ -190,7 +192,7 @@ ${auth('/auth/magic/verify', 'GET POST')}
         proxy_read_timeout 3600s;
     }
 
-    location ^~ /admin/manager/ {
+${input.adminEnabled === false ? adminDisabled(input.htpasswdPath) : `    location ^~ /admin/manager/ {
         auth_basic "Toolbox worker manager";
         auth_basic_user_file ${input.htpasswdPath};
         proxy_pass http://${address(input.manager.host, input.manager.port)}/;
@@ -200,7 +202,17 @@ ${auth('/auth/magic/verify', 'GET POST')}
         proxy_set_header X-Real-IP $remote_addr;
         proxy_set_header Authorization "";
         proxy_set_header X-Cluster-Secret ${quoted(input.managerSecret)};
-    }
+    }`}
 }
 `;
+}
+
+/** No credentials file: the admin UI answers 401 with the fix (seed 02 C errors table). */
+function adminDisabled(htpasswdPath: string): string {
+  return `    # The admin UI is disabled: ${htpasswdPath} is missing (tb workers nginx-config --write-htpasswd).
+    location ^~ /admin/manager/ {
+        default_type application/json;
+        add_header WWW-Authenticate 'Basic realm="Toolbox worker manager"' always;
+        return 401 '{"code":"UNAUTHORIZED","message":"The admin UI has no credentials file: run tb workers nginx-config --write-htpasswd","detail":null,"request_id":null}';
+    }`;
 }

@@ -1,0 +1,83 @@
+import { renderSiteConfig, type SiteConfigInput } from './site-config.js';
+
+const input: SiteConfigInput = {
+  siteName: 'toolbox',
+  listenPort: 8080,
+  serverName: '_',
+  ipv6: false,
+  httpPorts: [8000, 8001, 8002, 8003],
+  wsPorts: [8100, 8101],
+  workerHost: '127.0.0.1',
+  backups: [],
+  registry: { host: '0.0.0.0', port: 4025 },
+  mcp: { host: '127.0.0.1', port: 8765 },
+  manager: { host: '127.0.0.1', port: 9005 },
+  managerSecret: 'abc123',
+  htpasswdPath: '/etc/nginx/toolbox_admin_htpasswd',
+  clientMaxBodyBytes: 104857600,
+  logDir: '/var/log/nginx',
+};
+
+describe('renderSiteConfig', () => {
+  it('lists every pre-allocated HTTP port in a least_conn upstream with the passive check', () => {
+    const text = renderSiteConfig(input);
+    expect(text).toMatch(/upstream toolbox_http \{\n    least_conn;/);
+    for (const port of input.httpPorts) expect(text).toContain(`server 127.0.0.1:${port} max_fails=1 fail_timeout=5s;`);
+    expect(text).toContain('keepalive 64;');
+  });
+
+  it('marks ports without a live worker down, so nginx sends nothing to a worker being retired', () => {
+    const text = renderSiteConfig({ ...input, httpUp: [8000, 8002] });
+    expect(text).toContain('server 127.0.0.1:8001 max_fails=1 fail_timeout=5s down;');
+    expect(text).toContain('server 127.0.0.1:8002 max_fails=1 fail_timeout=5s;');
+  });
+
+  it('adds healthy remote workers as backup servers', () => {
+    const text = renderSiteConfig({ ...input, backups: [{ host: '10.0.0.7', port: 8000 }] });
+    expect(text).toContain('server 10.0.0.7:8000 max_fails=1 fail_timeout=5s backup;');
+  });
+
+  it('routes WebSockets by a consistent hash with upgrade headers and long timeouts', () => {
+    const text = renderSiteConfig(input);
+    expect(text).toMatch(/upstream toolbox_ws \{\n    hash \$request_uri consistent;/);
+    expect(text).toMatch(/location \/ws \{[^}]*proxy_set_header Upgrade \$http_upgrade;[^}]*proxy_read_timeout 3600s;/);
+  });
+
+  it('proxies the registry (prefix stripped), the MCP transport and the auth endpoints', () => {
+    const text = renderSiteConfig(input);
+    expect(text).toContain('location /registry/ {\n        proxy_pass http://127.0.0.1:4025/;');
+    expect(text).toContain('location /mcp {\n        proxy_pass http://127.0.0.1:8765;');
+    for (const path of ['/validateSession', '/IsValidSession', '/web/logoutS', '/auth/magic/verify'])
+      expect(text).toContain(`location = ${path} {`);
+  });
+
+  it('guards the admin UI with basic auth and adds the manager secret only there', () => {
+    const text = renderSiteConfig(input);
+    expect(text).toMatch(
+      /location \^~ \/admin\/manager\/ \{\n {8}auth_basic "Toolbox worker manager";\n {8}auth_basic_user_file \/etc\/nginx\/toolbox_admin_htpasswd;/,
+    );
+    expect(text).toContain('proxy_set_header X-Cluster-Secret "abc123";');
+    // Every other location clears a client-sent secret.
+    expect(text.match(/X-Cluster-Secret ""/g)!.length).toBeGreaterThan(5);
+  });
+
+  it('answers 401 JSON for the admin UI while the credentials file is missing', () => {
+    const text = renderSiteConfig({ ...input, adminEnabled: false });
+    expect(text).not.toContain('auth_basic_user_file');
+    expect(text).not.toContain('abc123');
+    expect(text).toContain("return 401 '{\"code\":\"UNAUTHORIZED\"");
+  });
+
+  it('keeps a hostile secret inside its quotes', () => {
+    expect(renderSiteConfig({ ...input, managerSecret: 'a";\n return 200 "$x' })).toContain(
+      'X-Cluster-Secret "a; return 200 x";',
+    );
+  });
+
+  it('answers nginx-generated 429 and 502 as JSON in the platform error shape', () => {
+    const text = renderSiteConfig(input);
+    expect(text).toContain('error_page 429 = @rate_limited;');
+    expect(text).toContain('error_page 502 503 504 = @unavailable;');
+    expect(text).toContain(`client_max_body_size 104857600;`);
+  });
+});
