@@ -1,6 +1,6 @@
 // Worker manager dashboard: polls the admin API (relative paths, so it works at `/` and behind nginx at
 // `/admin/manager/`) and drives its actions. Direct access needs the manager secret, asked once and kept per tab.
-import { api, h, notify, render, storedKey, withBusy } from './_tb/tb.js';
+import { api, h, notify, render, storedKey } from './_tb/tb.js';
 
 const REFRESH_MS = 3000;
 /** Faster while a rolling update runs, so its progress reads as live. */
@@ -16,6 +16,8 @@ let reachable = null;
 let lastStatus = null;
 /** The scale count follows the live count until the reader edits it. */
 let scaleEdited = false;
+/** Counts actions started: a poll begun before one is not rendered over the action's own answer. */
+let actionsStarted = 0;
 /** The rolling update this page started or saw running: its end is announced once. */
 let followedUpdate = null;
 
@@ -69,10 +71,12 @@ function refresh() {
 }
 
 async function load() {
+  const actionsBefore = actionsStarted;
   try {
     // status first: without a secret only this one call answers 401.
     const status = await call('api/status');
     const [workers, metrics] = await Promise.all([call('api/workers'), call('api/metrics')]);
+    if (actionsBefore !== actionsStarted) return schedule(REFRESH_MS);
     lastStatus = status;
     $('secret-panel').hidden = true;
     $('dashboard').hidden = false;
@@ -377,14 +381,23 @@ async function reloadNginx() {
   notify(`nginx: ${answer.message}`, { error: answer.status !== 'ok' });
 }
 
-/** Runs an action from a control (busy meanwhile, failure as a notice), then refreshes: the button's state and
- * the table then come from the manager, after `withBusy` has re-enabled it. */
+/**
+ * Runs an action from a control: disabled meanwhile, a failure shown as a notice with the platform's message, then
+ * a refresh. The toolbar's own state (`data-managed`: e.g. "Rolling update" while one runs) comes from that refresh,
+ * so it is not re-enabled blindly afterwards (tb.js's withBusy would, for a moment).
+ */
 async function act(button, action) {
-  const done = await withBusy(button, async () => {
+  actionsStarted += 1;
+  button.disabled = true;
+  try {
     await action();
-    return true;
-  });
-  if (done) await refresh();
+  } catch (error) {
+    if (!error.handled) notify(error?.message ?? String(error), { error: true });
+    button.disabled = false;
+    return;
+  }
+  await refresh();
+  if (!('managed' in button.dataset)) button.disabled = false;
 }
 
 async function connect(event) {

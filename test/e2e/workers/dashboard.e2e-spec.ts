@@ -7,8 +7,11 @@ import {
   type BrowserUnderTest,
   type TrackedPage,
 } from '../../support/browser.js';
+import { runTb } from '../../support/child-processes.js';
 import { eventually } from '../../support/eventually.js';
-import { startManager, type ManagerUnderTest } from '../../support/manager-under-test.js';
+import { compiledTb, freePortRange, startManager, type ManagerUnderTest } from '../../support/manager-under-test.js';
+import { prepareNginx, type NginxUnderTest } from '../../support/nginx-under-test.js';
+import { TEST_SECRET } from '../../support/registry-under-test.js';
 
 interface Worker {
   worker_id: string;
@@ -192,5 +195,66 @@ describe.each(backends())('worker manager dashboard on $name', (backend) => {
     expect(portCell.x + portCell.width).toBeLessThanOrEqual(390);
     await phone.screenshot(`worker-dashboard-phone-${backend.name}`);
     expect(phone.errors).toEqual([expect.stringMatching(expectedFailure(401))]);
+  });
+});
+
+// Through nginx at /admin/manager/: basic auth, nginx adds the secret, the page's relative URLs resolve under the prefix.
+describe.each(backends())('worker manager dashboard behind a real nginx on $name', (backend) => {
+  const password = 'dashboard horse battery';
+  let nginx: NginxUnderTest;
+  let manager: ManagerUnderTest;
+  let browser: BrowserUnderTest;
+  let dispose: () => Promise<void>;
+
+  beforeAll(async () => {
+    const provisioned = await backend.provision();
+    dispose = provisioned.dispose;
+    nginx = await prepareNginx();
+    const main = await compiledTb();
+    const [managerPort, httpBase, wsBase] = [await freePortRange(1), await freePortRange(2), await freePortRange(2)];
+    const env = {
+      PLATFORM_JWT_SECRET: TEST_SECRET,
+      DATA_DIR: `${nginx.prefix}/data`,
+      ADMIN_UI_PASSWORD: password,
+      MANAGER_PORT: String(managerPort),
+      HTTP_WORKER_PORT: String(httpBase),
+      WS_WORKER_PORT: String(wsBase),
+      MANAGER_HTTP_PORT_SLOTS: '2',
+      MANAGER_WS_PORT_SLOTS: '2',
+      ...nginx.env,
+      ...provisioned.env,
+    };
+    expect((await runTb(main, ['workers', 'nginx-init'], env)).code).toBe(0);
+    expect((await runTb(main, ['workers', 'nginx-config', '--write-htpasswd'], env)).code).toBe(0);
+    await nginx.start();
+    manager = await startManager({ httpWorkers: 1, httpSlots: 2, env, fixedPorts: { httpBase, wsBase } });
+    browser = await startBrowser();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await manager?.stop();
+    await nginx?.stop();
+    await dispose?.();
+  });
+
+  it('shows the workers without asking for the secret, and reloads nginx from its button', async () => {
+    const tracked = await browser.newPage();
+    await tracked.context.setExtraHTTPHeaders({
+      authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`,
+    });
+    await tracked.page.goto(`${nginx.url}/admin/manager/`);
+    await tracked.page.locator('#workers tbody tr[data-worker-id]').first().waitFor();
+    expect(await tracked.page.locator('#workers tbody tr[data-worker-id]').count()).toBe(2);
+    expect(await tracked.page.locator('#secret-panel').isHidden()).toBe(true);
+    expect(await tracked.page.locator('#system').textContent()).toContain('Set up');
+    await tracked.page.getByRole('button', { name: 'Reload nginx' }).click();
+    await tracked.page
+      .locator('#toast')
+      .getByText(/^nginx: /)
+      .waitFor();
+    expect(await tracked.page.locator('#toast .error').count()).toBe(0);
+    expect(await tracked.page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(tracked.errors).toEqual([]);
   });
 });
