@@ -65,7 +65,7 @@ describe.each(backends())('worker manager dashboard on $name', (backend) => {
     await page.keyboard.type(`${manager.secret}x`);
     await page.keyboard.press('Enter');
     await page.getByRole('alert').getByText('That secret is wrong').waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
     await page.keyboard.type(manager.secret);
     await page.keyboard.press('Enter');
     await page.locator('#workers tbody tr[data-worker-id]').first().waitFor();
@@ -80,7 +80,7 @@ describe.each(backends())('worker manager dashboard on $name', (backend) => {
       expect.stringMatching(expectedFailure(401)),
       expect.stringMatching(expectedFailure(403)),
     ]);
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(1);
   });
 
   it('shows totals and the nginx, broker and cluster status', async () => {
@@ -186,7 +186,7 @@ describe.each(backends())('worker manager dashboard on $name', (backend) => {
     await phone.page.getByRole('textbox', { name: 'Manager secret' }).fill(manager.secret);
     await phone.page.getByRole('button', { name: 'Connect' }).click();
     await phone.page.locator('#workers tbody tr[data-worker-id]').first().waitFor();
-    const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await phone.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     const first = phone.page.locator('#workers tbody tr[data-worker-id]').first();
     const idCell = (await first.locator('th').boundingBox())!;
@@ -254,7 +254,7 @@ describe.each(backends())('worker manager dashboard behind a real nginx on $name
       .getByText(/^nginx: /)
       .waitFor();
     expect(await tracked.page.locator('#toast .error').count()).toBe(0);
-    expect(await tracked.page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await tracked.page.evaluate<number>('sessionStorage.length')).toBe(0);
     expect(tracked.errors).toEqual([]);
   });
 });
