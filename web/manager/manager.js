@@ -205,8 +205,14 @@ function renderActions(status, workers) {
     `${liveOf(type)} live ${type.toUpperCase()} worker(s); ${status.port_slots[type].length} port(s) pre-allocated.`;
 }
 
+/** What the progress region last showed: it is a live region, so it is only rebuilt when something changed. */
+let shownUpdate = '';
+
 function renderRolling(update) {
   const box = $('rolling');
+  const shown = JSON.stringify(update);
+  if (shown === shownUpdate) return;
+  shownUpdate = shown;
   if (!update) {
     delete box.dataset.state;
     return render(box);

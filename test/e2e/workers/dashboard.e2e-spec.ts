@@ -180,6 +180,21 @@ describe.each(backends())('worker manager dashboard on $name', (backend) => {
     expect(tracked.errors.slice(errorsBefore)).toEqual([expect.stringMatching(expectedFailure(409))]);
   });
 
+  it('keeps keyboard focus on a row’s button across refreshes', async () => {
+    const [target] = await liveHttp();
+    const restart = row(target.worker_id).getByRole('button', { name: `Restart ${target.worker_id}`, exact: true });
+    await restart.focus();
+    const updated = await page.locator('#updated').textContent();
+    await eventually(
+      () => page.locator('#updated').textContent(),
+      (text) => text !== updated,
+      10_000,
+    );
+    expect(await page.evaluate<string | undefined>('document.activeElement?.dataset.focus')).toBe(
+      `restart:${target.worker_id}`,
+    );
+  });
+
   it('fits a phone width: worker rows become cards, nothing scrolls sideways', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await phone.page.goto(`${manager.api}/`);
