@@ -39,6 +39,7 @@ function askSecret(message) {
   stopPolling();
   if (secret) storedKey.clear(SECRET_NAME);
   secret = null;
+  $('forget-secret').hidden = true;
   setConnection('Secret needed', 'warn');
   $('dashboard').hidden = true;
   $('secret-panel').hidden = false;
@@ -80,6 +81,7 @@ async function load() {
     lastStatus = status;
     $('secret-panel').hidden = true;
     $('dashboard').hidden = false;
+    $('forget-secret').hidden = !secret;
     if (reachable === false) notify('The manager answers again.');
     reachable = true;
     setConnection(status.running ? 'Running' : 'Stopping', status.running ? 'ok' : 'warn');
@@ -434,6 +436,7 @@ function start() {
     if (lastStatus) refresh();
   });
   $('secret-form').addEventListener('submit', connect);
+  $('forget-secret').addEventListener('click', () => askSecret(''));
   document.addEventListener('visibilitychange', () => {
     if (!document.hidden && secretKnownOrNotNeeded()) refresh();
   });

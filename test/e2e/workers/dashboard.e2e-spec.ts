@@ -56,6 +56,14 @@ describe.each(backends())('worker manager dashboard on $name', (backend) => {
     await dispose?.();
   });
 
+  it('prints the dashboard URL and where its secret lives, never the secret', async () => {
+    const line = await manager.process.line((text) => text.startsWith('Dashboard: '));
+    expect(line).toBe(
+      `Dashboard: ${manager.api}/ (opened directly it asks for the manager secret: the file ${manager.env.DATA_DIR}/manager-secret)`,
+    );
+    expect(manager.process.stdout()).not.toContain(manager.secret);
+  });
+
   it('asks for the secret on direct access (a wrong one again), then shows every worker; no other console error', async () => {
     await page.goto(`${manager.api}/`);
     const secretInput = page.getByRole('textbox', { name: 'Manager secret' });
@@ -180,6 +188,18 @@ describe.each(backends())('worker manager dashboard on $name', (backend) => {
     expect(tracked.errors.slice(errorsBefore)).toEqual([expect.stringMatching(expectedFailure(409))]);
   });
 
+  it('forgets the secret on request and asks for it again', async () => {
+    const forget = page.getByRole('button', { name: 'Forget secret' });
+    await forget.click();
+    await page.getByRole('textbox', { name: 'Manager secret' }).waitFor();
+    expect(await page.locator('#dashboard').isHidden()).toBe(true);
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
+    await page.keyboard.type(manager.secret);
+    await page.keyboard.press('Enter');
+    await page.locator('#workers tbody tr[data-worker-id]').first().waitFor();
+    expect(await forget.isVisible()).toBe(true);
+  });
+
   it('keeps keyboard focus on a row’s button across refreshes', async () => {
     const [target] = await liveHttp();
     const restart = row(target.worker_id).getByRole('button', { name: `Restart ${target.worker_id}`, exact: true });
@@ -262,6 +282,7 @@ describe.each(backends())('worker manager dashboard behind a real nginx on $name
     await tracked.page.locator('#workers tbody tr[data-worker-id]').first().waitFor();
     expect(await tracked.page.locator('#workers tbody tr[data-worker-id]').count()).toBe(2);
     expect(await tracked.page.locator('#secret-panel').isHidden()).toBe(true);
+    expect(await tracked.page.getByRole('button', { name: 'Forget secret' }).isHidden()).toBe(true);
     expect(await tracked.page.locator('#system').textContent()).toContain('Set up');
     await tracked.page.getByRole('button', { name: 'Reload nginx' }).click();
     await tracked.page
