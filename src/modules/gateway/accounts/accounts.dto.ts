@@ -141,6 +141,23 @@ export class UsageByModelDto {
   cost: number;
 }
 
+export class UsageDayDto {
+  @ApiProperty({ type: String, format: 'date', example: '2026-03-10', description: 'UTC calendar day' })
+  date: string;
+
+  @ApiProperty({ type: Number })
+  requests: number;
+
+  @ApiProperty({ type: Number })
+  prompt_tokens: number;
+
+  @ApiProperty({ type: Number })
+  completion_tokens: number;
+
+  @ApiProperty({ type: Number })
+  cost: number;
+}
+
 export class UsageSummaryDto {
   @ApiProperty({ type: Number })
   days: number;
@@ -159,6 +176,9 @@ export class UsageSummaryDto {
 
   @ApiProperty({ type: [UsageByModelDto] })
   by_model: UsageByModelDto[];
+
+  @ApiProperty({ type: [UsageDayDto], description: 'Every day of the window, oldest first (zeros included)' })
+  by_day: UsageDayDto[];
 }
 
 export class RateLimitStatusDto {
