@@ -213,4 +213,156 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
       expect(tracked.errors).toEqual([]);
     });
   });
+  describe('live voice', () => {
+    /**
+     * Replaces the browser's speech recognition (and only it) with one the test speaks through:
+     * `window.testSpeech.say(text, isFinal)` fires a result as Chromium's would.
+     */
+    const fakeSpeechRecognition = () => {
+      type Handler = ((event: unknown) => void) | null;
+      class FakeSpeechRecognition {
+        continuous = false;
+        interimResults = false;
+        lang = '';
+        onresult: Handler = null;
+        onerror: Handler = null;
+        onend: Handler = null;
+        start() {
+          (window as unknown as { testSpeech: { active: FakeSpeechRecognition | null } }).testSpeech.active = this;
+        }
+        stop() {
+          setTimeout(() => this.onend?.({}), 0);
+        }
+        abort() {
+          this.stop();
+        }
+      }
+      const speech = {
+        active: null as FakeSpeechRecognition | null,
+        say(text: string, isFinal: boolean) {
+          const result = Object.assign([{ transcript: text, confidence: 0.9 }], { isFinal });
+          speech.active?.onresult?.({ resultIndex: 0, results: [result] });
+        },
+      };
+      Object.assign(window, {
+        testSpeech: speech,
+        SpeechRecognition: FakeSpeechRecognition,
+        webkitSpeechRecognition: FakeSpeechRecognition,
+      });
+    };
+    const say = (tracked: TrackedPage, text: string, isFinal: boolean) =>
+      tracked.page.evaluate(
+        ([spoken, final]) =>
+          (window as unknown as { testSpeech: { say(text: string, isFinal: boolean): void } }).testSpeech.say(
+            spoken as string,
+            final as boolean,
+          ),
+        [text, isFinal],
+      );
+    const turnsDone = (tracked: TrackedPage, count: number) =>
+      tracked.page.waitForFunction((expected) => document.querySelectorAll('.turn-meta').length >= expected, count);
+
+    async function liveSession(configure?: (tracked: TrackedPage) => Promise<void>, init = fakeSpeechRecognition) {
+      const tracked = await signedIn('/live', init);
+      await tracked.page.waitForSelector('#start');
+      await tracked.page.selectOption('#model', 'llama3.2:latest');
+      await tracked.page.fill('#system-prompt', 'Be brief.');
+      await configure?.(tracked);
+      await tracked.page.click('#start');
+      await tracked.page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Connected'));
+      return tracked;
+    }
+
+    it('exchanges a turn over the WebSocket: recognised speech in, streamed text and spoken sentences out', async () => {
+      const tracked = await liveSession();
+      const { page } = tracked;
+      await say(tracked, 'Hello there.', false);
+      // The interim transcript goes to the server, which echoes it back.
+      await page.waitForFunction(() => document.querySelector('#hearing')?.textContent === 'Hearing: Hello there.');
+      await say(tracked, 'Hello there. How are you', true);
+      await turnsDone(tracked, 1);
+      expect(await page.locator('.message.assistant .text').last().textContent()).toBe(
+        'Echo: Hello there. How are you',
+      );
+      expect(await page.locator('.turn-meta').last().textContent()).toMatch(
+        /^7 in \/ 6 out tokens · cost 0\.\d+ · \d+ ms$/,
+      );
+      // Each sentence arrived as audio and went to the player (the fake speech is not decodable audio).
+      expect(await page.locator('#speech .sentence').allTextContents()).toEqual(['Echo: Hello there.', 'How are you']);
+      expect(gateway.ollama.lastRequest('/api/chat')).toMatchObject({
+        model: 'llama3.2:latest',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Hello there. How are you' },
+        ],
+      });
+      const spoken = audio.requests.filter((entry) => entry.path === '/v1/audio/speech').slice(-2);
+      expect(spoken.map((entry) => (entry.body as { input: string }).input)).toEqual([
+        'Echo: Hello there.',
+        'How are you',
+      ]);
+      await tracked.screenshot(`gateway-live-turn-${backend.name}`);
+      await page.click('#end');
+      await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Session ended'));
+      expect(tracked.errors).toEqual([]);
+      await tracked.context.close();
+    });
+
+    it('sends the wake word settings: a question without the wake word is not answered', async () => {
+      const tracked = await liveSession(async ({ page }) => {
+        await page.check('#wake-enabled');
+        await page.fill('#wake-words', 'hey toolbox');
+        await page.selectOption('#wake-mode', 'pre');
+      });
+      const { page } = tracked;
+      await say(tracked, 'what time is it', true);
+      await page.waitForSelector('.message.user.ignored');
+      await say(tracked, 'Hey Toolbox, what time is it', true);
+      await turnsDone(tracked, 1);
+      expect(await page.locator('.message.assistant .text').last().textContent()).toBe('Echo: what time is it');
+      expect(tracked.errors).toEqual([]);
+      await tracked.context.close();
+    });
+
+    it('interrupts a running answer with the button', async () => {
+      const tracked = await liveSession();
+      const { page } = tracked;
+      gateway.ollama.tokenDelayMs = 60;
+      try {
+        await say(tracked, 'a b c d e f g h i j k l m n o p q r s t u v w x y z', true);
+        await page.waitForFunction(
+          () => (document.querySelector('.message.assistant .text')?.textContent ?? '') !== '',
+        );
+        await page.click('#interrupt');
+        await turnsDone(tracked, 1);
+        expect(await page.locator('.turn-meta').last().textContent()).toMatch(/interrupted$/);
+        const answer = (await page.locator('.message.assistant .text').last().textContent()) ?? '';
+        expect(answer.startsWith('Echo:')).toBe(true);
+        expect(answer.length).toBeLessThan('Echo: a b c d e f g h i j k l m n o p q r s t u v w x y z'.length);
+      } finally {
+        gateway.ollama.tokenDelayMs = 0;
+      }
+      expect(tracked.errors).toEqual([]);
+      await tracked.context.close();
+    });
+
+    it('without speech recognition, records the question and has the server transcribe it', async () => {
+      const noRecognition = () => {
+        Object.assign(window, { SpeechRecognition: undefined, webkitSpeechRecognition: undefined });
+      };
+      const tracked = await liveSession(undefined, noRecognition);
+      const { page } = tracked;
+      expect(await page.inputValue('#input-mode')).toBe('record');
+      await page.click('#talk');
+      await page.waitForSelector('#talk[aria-pressed="true"]');
+      await page.waitForTimeout(500);
+      await page.click('#talk');
+      await turnsDone(tracked, 1);
+      expect(await page.locator('.message.assistant .text').last().textContent()).toMatch(
+        /^Echo: transcript of recording\.(webm|ogg) \(\d+ bytes\)$/,
+      );
+      expect(tracked.errors).toEqual([]);
+      await tracked.context.close();
+    });
+  });
 });
