@@ -37,7 +37,11 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
   beforeAll(async () => {
     audio = new FakeOpenAiAudio();
     const audioUrl = await audio.start();
-    gateway = await startGateway(backend, { env: { TTS_URL: audioUrl, STT_URL: audioUrl } });
+    // The suite makes a dozen billable calls within a minute: more than a PAYG user's default limit.
+    gateway = await startGateway(backend, {
+      env: { TTS_URL: audioUrl, STT_URL: audioUrl },
+      settings: { rate_limits: { payg: 60, sub: 60 } },
+    });
     const user = await gateway.call<{ id: string }>('POST', '/admin/api/users', {
       email: 'pages@example.com',
       balance: 5,
@@ -212,7 +216,34 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
       ).toBe('WAVE');
       expect(tracked.errors).toEqual([]);
     });
+    it('then shows that usage on the user page, in the totals and in today’s bar of the chart', async () => {
+      const { page } = tracked;
+      // Same tab: the key stored by the playground is used without asking again.
+      await page.goto(`${gateway.baseUrl}/user/`);
+      await page.waitForSelector('#usage-totals');
+      const usage = await gateway.call<{
+        requests: number;
+        prompt_tokens: number;
+        completion_tokens: number;
+        by_day: Array<{ date: string; prompt_tokens: number; completion_tokens: number }>;
+      }>('GET', '/user/api/usage?days=30', undefined, key);
+      expect(usage.body.requests).toBeGreaterThanOrEqual(3);
+      expect(await page.textContent('#usage-totals')).toContain(
+        `${usage.body.requests} requests · ${usage.body.prompt_tokens} prompt + ${usage.body.completion_tokens} completion tokens`,
+      );
+      const today = usage.body.by_day.at(-1)!;
+      const bar = page.locator(`svg.chart .bar[data-date="${today.date}"]`);
+      expect(Number(await bar.getAttribute('data-value'))).toBe(today.prompt_tokens + today.completion_tokens);
+      expect(Number(await bar.locator('rect').getAttribute('height'))).toBeGreaterThan(0);
+      expect(await page.locator('svg.chart .bar').count()).toBe(30);
+      const models = await page.locator('#usage-models tbody th').allTextContents();
+      expect(models).toEqual(expect.arrayContaining(['llama3.2:latest', 'llava:latest', 'gemma3n:e4b']));
+      expect(await page.textContent('#ratelimit')).toMatch(/^\d+ \/ 60$/);
+      expect(tracked.errors).toEqual([]);
+      await tracked.screenshot(`gateway-user-after-chat-${backend.name}`);
+    });
   });
+
   describe('live voice', () => {
     /**
      * Replaces the browser's speech recognition (and only it) with one the test speaks through:
