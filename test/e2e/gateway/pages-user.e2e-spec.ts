@@ -14,6 +14,10 @@ import { startGateway, type GatewayUnderTest } from '../../support/gateway-under
  * gateway with the fake Ollama and the fake OpenAI-audio backend. Speech input is stubbed at the browser API only.
  */
 
+// Functions passed to page.evaluate/waitForFunction run in the page; the project compiles without the DOM lib.
+declare const window: any;
+declare const document: any;
+
 const PAGE_BUDGET_BYTES = 150 * 1024;
 /** Generous: the issue's 1 s on this machine, with room for the CI machine being busier. */
 const FIRST_RENDER_BUDGET_MS = 3000;
@@ -32,7 +36,7 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
   let audio: FakeOpenAiAudio;
   let browser: BrowserUnderTest;
   let key = '';
-  const renderTimes: Record<string, number> = {};
+  const measured: Record<string, { firstRenderMs: number; scriptAndStyleBytes: number }> = {};
 
   beforeAll(async () => {
     audio = new FakeOpenAiAudio();
@@ -54,8 +58,8 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
   });
 
   afterAll(async () => {
-    // Recorded, not asserted tightly: first render per page on this machine.
-    if (Object.keys(renderTimes).length) console.log(`first render (ms, ${backend.name}):`, renderTimes);
+    // Recorded for a person (first render is asserted only generously above).
+    if (Object.keys(measured).length) console.log(`page budget (${backend.name}):`, measured);
     await browser?.close();
     await gateway?.close();
     await audio?.stop();
@@ -83,7 +87,7 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
     expect(bytes).toBeGreaterThan(5000);
     expect(bytes).toBeLessThan(PAGE_BUDGET_BYTES);
     const rendered = await firstRenderMs(tracked.page);
-    renderTimes[path] = Math.round(rendered);
+    measured[path] = { firstRenderMs: Math.round(rendered), scriptAndStyleBytes: bytes };
     expect(rendered).toBeGreaterThan(0);
     expect(rendered).toBeLessThan(FIRST_RENDER_BUDGET_MS);
     await tracked.screenshot(`gateway${path.replace(/\/+$/, '').replace(/\//g, '-')}-${backend.name}`);
@@ -176,7 +180,7 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
       await page.waitForSelector('#record[aria-pressed="true"]');
       await page.waitForTimeout(500);
       await page.click('#record');
-      await page.waitForFunction(() => (document.querySelector('#prompt') as HTMLTextAreaElement).value !== '');
+      await page.waitForFunction(() => document.querySelector('#prompt').value !== '');
       // The fake backend's transcript names the uploaded file and its size: the recording reached it.
       const text = await page.inputValue('#prompt');
       expect(text).toMatch(/^transcript of recording\.(webm|ogg) \((\d+) bytes\)$/);
