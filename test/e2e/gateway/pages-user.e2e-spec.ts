@@ -172,14 +172,19 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
       await tracked.screenshot(`gateway-playground-image-${backend.name}`);
     });
 
-    it('records audio from the microphone and puts its transcription into the message', async () => {
-      const { page } = tracked;
-      await page.selectOption('#model', 'llama3.2:latest');
-      await page.selectOption('#audio-mode', 'transcribe');
+    /** Half a second of Chromium's fake microphone, recorded with the page's button. */
+    async function recordWith(page: TrackedPage['page'], model: string, mode: 'transcribe' | 'input_audio') {
+      await page.selectOption('#model', model);
+      await page.selectOption('#audio-mode', mode);
       await page.click('#record');
       await page.waitForSelector('#record[aria-pressed="true"]');
       await page.waitForTimeout(500);
       await page.click('#record');
+    }
+
+    it('records audio from the microphone and puts its transcription into the message', async () => {
+      const { page } = tracked;
+      await recordWith(page, 'llama3.2:latest', 'transcribe');
       await page.waitForFunction(() => document.querySelector('#prompt').value !== '');
       // The fake backend's transcript names the uploaded file and its size: the recording reached it.
       const text = await page.inputValue('#prompt');
@@ -193,12 +198,7 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
 
     it('sends a recording to an omni model as input_audio WAV', async () => {
       const { page } = tracked;
-      await page.selectOption('#model', 'gemma3n:e4b');
-      await page.selectOption('#audio-mode', 'input_audio');
-      await page.click('#record');
-      await page.waitForSelector('#record[aria-pressed="true"]');
-      await page.waitForTimeout(500);
-      await page.click('#record');
+      await recordWith(page, 'gemma3n:e4b', 'input_audio');
       await page.waitForSelector('#attachments audio');
       await page.fill('#prompt', 'What do you hear?');
       await page.click('#send');

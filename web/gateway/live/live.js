@@ -4,6 +4,7 @@
 import { api, h, notify, render } from '/_tb/tb.js';
 import {
   CHAT_TYPES,
+  chatModelOptions,
   field,
   formatMoney,
   listModels,
@@ -93,11 +94,7 @@ async function start(app, key) {
   const Recognition = window.SpeechRecognition ?? window.webkitSpeechRecognition;
 
   const inputs = {
-    model: h(
-      'select',
-      { id: 'model' },
-      chatModels.map((model) => h('option', { value: model.id }, `${model.id} (${model.type})`)),
-    ),
+    model: h('select', { id: 'model' }, chatModelOptions(chatModels)),
     system: h(
       'textarea',
       { id: 'system-prompt', rows: 2 },

@@ -4,6 +4,7 @@ import { api, errorOf, h, notify, render } from '/_tb/tb.js';
 import {
   CHAT_TYPES,
   IMAGE_TYPES,
+  chatModelOptions,
   field,
   formatMoney,
   listModels,
@@ -99,7 +100,7 @@ async function start(app, key) {
   const modelSelect = h(
     'select',
     { id: 'model', name: 'model', onchange: () => updateCapabilities() },
-    models.map((model) => h('option', { value: model.id, 'data-type': model.type }, `${model.id} (${model.type})`)),
+    chatModelOptions(models),
   );
   const systemPrompt = h('textarea', {
     id: 'system-prompt',

@@ -83,6 +83,18 @@ export async function listModels(key) {
 }
 
 export const CHAT_TYPES = new Set(['text', 'vision', 'omni']);
+
+/** `<option>`s for chat models, the first text model chosen (the cheapest to try things with). */
+export function chatModelOptions(models) {
+  const preferred = models.find((model) => model.type === 'text') ?? models[0];
+  return models.map((model) =>
+    h(
+      'option',
+      { value: model.id, 'data-type': model.type, selected: model === preferred },
+      `${model.id} (${model.type})`,
+    ),
+  );
+}
 export const IMAGE_TYPES = new Set(['vision', 'omni']);
 
 /** 0.0123456 → "0.012346" (balances and costs are kept in micro-units). */

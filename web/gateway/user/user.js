@@ -84,42 +84,35 @@ function statCard(label, value, extra) {
   return h('div', { class: 'panel' }, h('div', { class: 'muted' }, label), h('div', { class: 'stat' }, value), extra);
 }
 
-function usageTable(days) {
+/** A scrollable table: the first cell of each row is its header. */
+function table(id, caption, columns, rows) {
   return h(
     'div',
     { class: 'table-scroll' },
     h(
       'table',
-      { id: 'usage-table' },
-      h('caption', { class: 'visually-hidden' }, 'Usage per day (UTC)'),
+      { id },
+      caption,
       h(
         'thead',
         {},
         h(
           'tr',
           {},
-          ['Day', 'Requests', 'Prompt tokens', 'Completion tokens', 'Cost'].map((name) =>
-            h('th', { scope: 'col' }, name),
-          ),
+          columns.map((name) => h('th', { scope: 'col' }, name)),
         ),
       ),
       h(
         'tbody',
         {},
-        [...days]
-          .reverse()
-          .filter((day) => day.requests > 0)
-          .map((day) =>
-            h(
-              'tr',
-              {},
-              h('th', { scope: 'row' }, day.date),
-              h('td', {}, day.requests),
-              h('td', {}, day.prompt_tokens),
-              h('td', {}, day.completion_tokens),
-              h('td', {}, formatMoney(day.cost)),
-            ),
+        rows.map(([first, ...rest]) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, first),
+            rest.map((cell) => h('td', {}, cell)),
           ),
+        ),
       ),
     ),
   );
@@ -204,39 +197,31 @@ async function show(app, key, state) {
         `${usage.requests} requests · ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens · cost ${formatMoney(usage.cost)}`,
       ),
       usageChart(usage.by_day, metric),
-      h('details', {}, h('summary', {}, 'Usage as a table'), usageTable(usage.by_day)),
+      h(
+        'details',
+        {},
+        h('summary', {}, 'Usage as a table'),
+        table(
+          'usage-table',
+          h('caption', { class: 'visually-hidden' }, 'Usage per day (UTC)'),
+          ['Day', 'Requests', 'Prompt tokens', 'Completion tokens', 'Cost'],
+          [...usage.by_day]
+            .reverse()
+            .filter((day) => day.requests > 0)
+            .map((day) => [day.date, day.requests, day.prompt_tokens, day.completion_tokens, formatMoney(day.cost)]),
+        ),
+      ),
       usage.by_model.length
-        ? h(
-            'div',
-            { class: 'table-scroll' },
-            h(
-              'table',
-              { id: 'usage-models' },
-              h('caption', {}, 'By model'),
-              h(
-                'thead',
-                {},
-                h(
-                  'tr',
-                  {},
-                  ['Model', 'Requests', 'Tokens', 'Cost'].map((name) => h('th', { scope: 'col' }, name)),
-                ),
-              ),
-              h(
-                'tbody',
-                {},
-                usage.by_model.map((entry) =>
-                  h(
-                    'tr',
-                    {},
-                    h('th', { scope: 'row' }, entry.model),
-                    h('td', {}, entry.requests),
-                    h('td', {}, entry.prompt_tokens + entry.completion_tokens),
-                    h('td', {}, formatMoney(entry.cost)),
-                  ),
-                ),
-              ),
-            ),
+        ? table(
+            'usage-models',
+            h('caption', {}, 'By model'),
+            ['Model', 'Requests', 'Tokens', 'Cost'],
+            usage.by_model.map((entry) => [
+              entry.model,
+              entry.requests,
+              entry.prompt_tokens + entry.completion_tokens,
+              formatMoney(entry.cost),
+            ]),
           )
         : h('p', { class: 'muted' }, 'No calls in this period yet.'),
     ),
@@ -244,42 +229,18 @@ async function show(app, key, state) {
       'section',
       { class: 'panel', 'aria-labelledby': 'keys-heading' },
       h('h2', { id: 'keys-heading' }, `Keys (${activeKeys.length} active)`),
-      h(
-        'div',
-        { class: 'table-scroll' },
-        h(
-          'table',
-          { id: 'keys' },
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              ['Name', 'Starts with', 'Created', 'State'].map((name) => h('th', { scope: 'col' }, name)),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            me.keys.map((entry) =>
-              h(
-                'tr',
-                {},
-                h('th', { scope: 'row' }, entry.name),
-                h('td', {}, h('code', {}, `${entry.key_prefix}…`)),
-                h('td', {}, formatDate(entry.created_at)),
-                h(
-                  'td',
-                  {},
-                  entry.revoked_at
-                    ? h('span', { class: 'bad' }, `revoked ${formatDate(entry.revoked_at)}`)
-                    : h('span', { class: 'ok' }, 'active'),
-                ),
-              ),
-            ),
-          ),
-        ),
+      table(
+        'keys',
+        null,
+        ['Name', 'Starts with', 'Created', 'State'],
+        me.keys.map((entry) => [
+          entry.name,
+          h('code', {}, `${entry.key_prefix}…`),
+          formatDate(entry.created_at),
+          entry.revoked_at
+            ? h('span', { class: 'bad' }, `revoked ${formatDate(entry.revoked_at)}`)
+            : h('span', { class: 'ok' }, 'active'),
+        ]),
       ),
       h('p', { class: 'muted' }, 'An admin issues and revokes keys.'),
     ),

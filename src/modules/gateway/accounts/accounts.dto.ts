@@ -124,55 +124,34 @@ export class GatewayUserListDto {
   users: GatewayUserDto[];
 }
 
-export class UsageByModelDto {
+/** Requests, tokens and cost of a set of calls (a window, a model, a day). */
+export class UsageFiguresDto {
+  @ApiProperty({ type: Number })
+  requests: number;
+
+  @ApiProperty({ type: Number })
+  prompt_tokens: number;
+
+  @ApiProperty({ type: Number })
+  completion_tokens: number;
+
+  @ApiProperty({ type: Number })
+  cost: number;
+}
+
+export class UsageByModelDto extends UsageFiguresDto {
   @ApiProperty({ type: String })
   model: string;
-
-  @ApiProperty({ type: Number })
-  requests: number;
-
-  @ApiProperty({ type: Number })
-  prompt_tokens: number;
-
-  @ApiProperty({ type: Number })
-  completion_tokens: number;
-
-  @ApiProperty({ type: Number })
-  cost: number;
 }
 
-export class UsageDayDto {
+export class UsageDayDto extends UsageFiguresDto {
   @ApiProperty({ type: String, format: 'date', example: '2026-03-10', description: 'UTC calendar day' })
   date: string;
-
-  @ApiProperty({ type: Number })
-  requests: number;
-
-  @ApiProperty({ type: Number })
-  prompt_tokens: number;
-
-  @ApiProperty({ type: Number })
-  completion_tokens: number;
-
-  @ApiProperty({ type: Number })
-  cost: number;
 }
 
-export class UsageSummaryDto {
+export class UsageSummaryDto extends UsageFiguresDto {
   @ApiProperty({ type: Number })
   days: number;
-
-  @ApiProperty({ type: Number })
-  requests: number;
-
-  @ApiProperty({ type: Number })
-  prompt_tokens: number;
-
-  @ApiProperty({ type: Number })
-  completion_tokens: number;
-
-  @ApiProperty({ type: Number })
-  cost: number;
 
   @ApiProperty({ type: [UsageByModelDto] })
   by_model: UsageByModelDto[];
