@@ -75,6 +75,23 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
     return tracked;
   }
 
+  it('refuses a wrong key with the gateway’s message and asks again, and signs out', async () => {
+    const tracked = await browser.newPage();
+    const { page } = tracked;
+    await page.goto(`${gateway.baseUrl}/user/`);
+    await page.getByLabel('Your API key').fill('sk-tb-wrong');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/key/i);
+    expect(await page.evaluate(() => window.sessionStorage.getItem('tb-key:user'))).toBeNull();
+    await page.getByLabel('Your API key').fill(key);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForSelector('#balance');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Your API key').waitFor();
+    expect(await page.evaluate(() => window.sessionStorage.getItem('tb-key:user'))).toBeNull();
+    await tracked.context.close();
+  });
+
   it.each([
     ['/user/', '#balance'],
     ['/playground/', '#prompt'],
@@ -339,6 +356,22 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
       await tracked.screenshot(`gateway-live-turn-${backend.name}`);
       await page.click('#end');
       await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Session ended'));
+      expect(tracked.errors).toEqual([]);
+      await tracked.context.close();
+    });
+
+    it('joins the audio pieces of a long sentence before playing it', async () => {
+      const tracked = await liveSession();
+      // 500 words: under the session's 1024 max_tokens, over 4096 bytes of speech.
+      const words = 'lalalalala '.repeat(500).trim();
+      await say(tracked, words, true);
+      await turnsDone(tracked, 1);
+      // One sentence, sent in 4096-byte pieces, queued as one clip of all its bytes.
+      const spoken = `FAKE-mp3:Echo: ${words}`;
+      expect(spoken.length).toBeGreaterThan(4096);
+      const items = await tracked.page.locator('#speech li').allTextContents();
+      expect(items).toHaveLength(1);
+      expect(items[0]).toContain(`${spoken.length} B mp3`);
       expect(tracked.errors).toEqual([]);
       await tracked.context.close();
     });
