@@ -418,7 +418,7 @@ async function start(app, key) {
     app,
     h(
       'div',
-      { class: 'playground' },
+      { class: 'playground chat-first' },
       h(
         'section',
         { class: 'panel settings', 'aria-labelledby': 'settings-heading' },
