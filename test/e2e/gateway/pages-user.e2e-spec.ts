@@ -376,6 +376,33 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
       await tracked.context.close();
     });
 
+    it('plays the spoken sentences in order when they are real audio', async () => {
+      audio.playableWav = true;
+      try {
+        const tracked = await liveSession(async ({ page }) => {
+          await page.click('summary:has-text("Voice")');
+          await page.selectOption('#format', 'wav');
+        });
+        await say(tracked, 'First one. Second one. Third one', true);
+        await turnsDone(tracked, 1);
+        // One audio element plays the queue: every clip ends ("played") in the order the sentences came.
+        await tracked.page.waitForFunction(
+          () =>
+            [...document.querySelectorAll('#speech li')].filter((item: any) => item.textContent.endsWith('played'))
+              .length === 3,
+        );
+        expect(await tracked.page.locator('#speech .sentence').allTextContents()).toEqual([
+          'Echo: First one.',
+          'Second one.',
+          'Third one',
+        ]);
+        expect(tracked.errors).toEqual([]);
+        await tracked.context.close();
+      } finally {
+        audio.playableWav = false;
+      }
+    });
+
     it('sends the wake word settings: a question without the wake word is not answered', async () => {
       const tracked = await liveSession(async ({ page }) => {
         await page.check('#wake-enabled');
