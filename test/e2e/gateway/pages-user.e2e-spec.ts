@@ -237,6 +237,31 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
       ).toBe('WAVE');
       expect(tracked.errors).toEqual([]);
     });
+    it('stops a streaming reply with the Stop button, which ends the upstream generation', async () => {
+      const { page } = tracked;
+      await page.selectOption('#model', 'llama3.2:latest');
+      await page.click('#clear');
+      gateway.ollama.tokenDelayMs = 80;
+      gateway.ollama.abortedAfterRecords = null;
+      try {
+        await page.fill('#prompt', 'a b c d e f g h i j k l m n o p q r s t u v w x y z');
+        await page.click('#send');
+        await page.waitForFunction(
+          () => (document.querySelector('.message.assistant .text')?.textContent ?? '') !== '',
+        );
+        await page.click('#stop');
+        await page.waitForSelector('.message.assistant p:text("Stopped.")');
+        const deadline = Date.now() + 3000;
+        while (gateway.ollama.abortedAfterRecords === null && Date.now() < deadline) await page.waitForTimeout(20);
+        expect(gateway.ollama.abortedAfterRecords).toBeLessThan(27);
+      } finally {
+        gateway.ollama.tokenDelayMs = 0;
+      }
+      expect(await page.isDisabled('#stop')).toBe(true);
+      expect(await page.isEnabled('#send')).toBe(true);
+      expect(tracked.errors).toEqual([]);
+    });
+
     it('then shows that usage on the user page, in the totals and in today’s bar of the chart', async () => {
       const { page } = tracked;
       // Same tab: the key stored by the playground is used without asking again.
