@@ -23,8 +23,6 @@ declare const document: any;
 
 const ARTIFACTS_DIR = dirname(SCREENSHOT_DIR);
 const PAGE_BUDGET_BYTES = 150 * 1024;
-/** Generous: the issue's 1 s on this machine, with room for the CI machine being busier. */
-const FIRST_RENDER_BUDGET_MS = 3000;
 /** A 2×2 red PNG. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
@@ -62,7 +60,7 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
   });
 
   afterAll(async () => {
-    // Recorded for a person (first render is asserted only generously above).
+    // First render is recorded, not asserted (no timed assertions in tests; the time goes to a file).
     if (Object.keys(measured).length) {
       await mkdir(ARTIFACTS_DIR, { recursive: true });
       await writeFile(
@@ -116,7 +114,6 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
     const rendered = await firstRenderMs(tracked.page);
     measured[path] = { firstRenderMs: Math.round(rendered), scriptAndStyleBytes: bytes };
     expect(rendered).toBeGreaterThan(0);
-    expect(rendered).toBeLessThan(FIRST_RENDER_BUDGET_MS);
     await tracked.screenshot(`gateway${path.replace(/\/+$/, '').replace(/\//g, '-')}-${backend.name}`);
     // A phone-sized window shows the page without sideways scrolling.
     await tracked.page.setViewportSize({ width: 375, height: 740 });
