@@ -360,6 +360,7 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
     it('exchanges a turn over the WebSocket: recognised speech in, streamed text and spoken sentences out', async () => {
       const tracked = await liveSession();
       const { page } = tracked;
+      expect(await page.textContent('#status')).toMatch(/Speak, or type below\. The session lasts until \S/);
       await say(tracked, 'Hello there.', false);
       // The interim transcript goes to the server, which echoes it back.
       await page.waitForFunction(() => document.querySelector('#hearing')?.textContent === 'Hearing: Hello there.');

@@ -233,7 +233,7 @@ async function start(app, key) {
     ),
   );
 
-  let session = null; // { token, socket, config, pingTimer }
+  let session = null; // { token, expiresAt, socket, config, pingTimer }
   let turn = null; // { userLine, output, meta }
   let pending = null; // what was said while a turn ran (sent once it ended)
   let listening = false;
@@ -318,9 +318,11 @@ async function start(app, key) {
       case 'ready':
         session.config = message.config;
         setStatus(
-          session.config?.wake_word?.enabled
-            ? `Connected. Say “${session.config.wake_word.words[0]}” with your question.`
-            : 'Connected. Speak, or type below.',
+          `${
+            session.config?.wake_word?.enabled
+              ? `Connected. Say “${session.config.wake_word.words[0]}” with your question.`
+              : 'Connected. Speak, or type below.'
+          } The session lasts until ${new Date(session.expiresAt).toLocaleTimeString()}.`,
         );
         updateButtons();
         if (inputs.inputMode.value === 'recognition') startListening();
@@ -495,6 +497,7 @@ async function start(app, key) {
       const socket = new WebSocket(socketUrl);
       session = {
         token: created.token,
+        expiresAt: created.expires_at,
         socket,
         config: null,
         pingTimer: setInterval(() => send({ type: 'ping' }), PING_INTERVAL_MS),
