@@ -104,10 +104,20 @@ describe.each(backends())('gateway user pages in Chromium ($name)', (backend) =>
     ['/user/', '#balance'],
     ['/playground/', '#prompt'],
     ['/live', '#start'],
-  ])('%s loads with no console error, within the JS+CSS budget', async (path, ready) => {
+  ])('%s loads with no console error, every control named, within the JS+CSS budget', async (path, ready) => {
     const tracked = await signedIn(path);
     await tracked.page.waitForSelector(ready);
     expect(tracked.errors).toEqual([]);
+    // Every control has a name a screen reader can say: a label, an aria-label or its own text.
+    const unnamed = await tracked.page.evaluate(() =>
+      [...document.querySelectorAll('input, select, textarea, button')]
+        .filter(
+          (control: any) =>
+            !control.labels?.length && !control.getAttribute('aria-label') && !control.textContent.trim(),
+        )
+        .map((control: any) => control.outerHTML),
+    );
+    expect(unnamed).toEqual([]);
     const bytes = scriptAndStyleBytes(tracked);
     expect(bytes).toBeGreaterThan(5000);
     expect(bytes).toBeLessThan(PAGE_BUDGET_BYTES);
