@@ -23,6 +23,7 @@ interface Usage {
   completion_tokens: number;
   cost: number;
   by_model: Array<{ model: string; requests: number }>;
+  by_day: Array<{ date: string; requests: number }>;
 }
 
 let emailCounter = 0;
@@ -144,6 +145,15 @@ describe.each(backends())('gateway accounts, balances and limits ($name)', (back
       expect(usage.body.cost).toBeCloseTo(0.011, 9);
       expect(usage.body.by_model).toEqual([
         { model: 'llama3.2', requests: 1, prompt_tokens: 3, completion_tokens: 4, cost: 0.011 },
+      ]);
+      expect(usage.body.by_day).toEqual([
+        {
+          date: new Date().toISOString().slice(0, 10),
+          requests: 1,
+          prompt_tokens: 3,
+          completion_tokens: 4,
+          cost: 0.011,
+        },
       ]);
     });
 

@@ -124,10 +124,8 @@ export class GatewayUserListDto {
   users: GatewayUserDto[];
 }
 
-export class UsageByModelDto {
-  @ApiProperty({ type: String })
-  model: string;
-
+/** Requests, tokens and cost of a set of calls (a window, a model, a day). */
+export class UsageFiguresDto {
   @ApiProperty({ type: Number })
   requests: number;
 
@@ -141,24 +139,25 @@ export class UsageByModelDto {
   cost: number;
 }
 
-export class UsageSummaryDto {
+export class UsageByModelDto extends UsageFiguresDto {
+  @ApiProperty({ type: String })
+  model: string;
+}
+
+export class UsageDayDto extends UsageFiguresDto {
+  @ApiProperty({ type: String, format: 'date', example: '2026-03-10', description: 'UTC calendar day' })
+  date: string;
+}
+
+export class UsageSummaryDto extends UsageFiguresDto {
   @ApiProperty({ type: Number })
   days: number;
 
-  @ApiProperty({ type: Number })
-  requests: number;
-
-  @ApiProperty({ type: Number })
-  prompt_tokens: number;
-
-  @ApiProperty({ type: Number })
-  completion_tokens: number;
-
-  @ApiProperty({ type: Number })
-  cost: number;
-
   @ApiProperty({ type: [UsageByModelDto] })
   by_model: UsageByModelDto[];
+
+  @ApiProperty({ type: [UsageDayDto], description: 'Every day of the window, oldest first (zeros included)' })
+  by_day: UsageDayDto[];
 }
 
 export class RateLimitStatusDto {

@@ -9,6 +9,7 @@ import { GatewayUserEntity } from '../entities/gateway-user.entity.js';
 import type { GatewayCaller } from '../gateway-caller.js';
 import { GatewaySettingsService } from '../gateway-settings.service.js';
 import { costMicros, fromMicros, type TokenPrice } from './money.js';
+import { usageByDay } from './usage-by-day.js';
 
 /** A billable call in flight: what was held from the balance, settled by `finish`. */
 export interface MeterTicket {
@@ -249,6 +250,7 @@ export class MeteringService implements BeforeApplicationShutdown {
       completion_tokens: sum((entry) => entry.completion_tokens),
       cost: fromMicros(sum((entry) => entry.cost)),
       by_model: models.map((entry) => ({ ...entry, cost: fromMicros(entry.cost) })),
+      by_day: usageByDay(rows, days).map(({ costMicros: cost, ...day }) => ({ ...day, cost: fromMicros(cost) })),
     };
   }
 }
