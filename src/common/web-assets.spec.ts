@@ -9,6 +9,9 @@ describe('webPagesMiddleware', () => {
   const root = mkdtempSync(join(tmpdir(), 'tb-web-'));
   mkdirSync(join(root, 'shared'));
   mkdirSync(join(root, 'admin'));
+  mkdirSync(join(root, 'browser'));
+  writeFileSync(join(root, 'browser', 'index.html'), '<!doctype html><title>browser</title>');
+  writeFileSync(join(root, 'browser', 'app.js'), 'export {};');
   writeFileSync(join(root, 'shared', 'tb.css'), 'body{}');
   writeFileSync(join(root, 'admin', 'index.html'), '<!doctype html><title>admin</title>');
   let base = '';
@@ -16,7 +19,15 @@ describe('webPagesMiddleware', () => {
 
   beforeAll(async () => {
     const app = express();
-    app.use(webPagesMiddleware([{ mount: '/admin', folder: 'admin' }], root));
+    app.use(
+      webPagesMiddleware(
+        [
+          { mount: '/admin', folder: 'admin' },
+          { mount: '/', folder: 'browser', spaRoutes: ['/packages'] },
+        ],
+        root,
+      ),
+    );
     app.use((request, response) => void response.status(404).json({ fallthrough: request.path }));
     const server = app.listen(0);
     await new Promise((ready) => server.once('listening', ready));
@@ -48,6 +59,40 @@ describe('webPagesMiddleware', () => {
   it('never serves a file outside the mounted folder', async () => {
     const response = await fetch(`${base}/admin/..%2fshared%2ftb.css`);
     expect(response.status).not.toBe(200);
+  });
+
+  it('answers a client-side route with the folder index and the page headers', async () => {
+    const response = await fetch(`${base}/packages/some-package`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<title>browser</title>');
+    expect(response.headers.get('content-security-policy')).toBe(PAGE_SECURITY_HEADERS['Content-Security-Policy']);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('answers the client-side route itself with the folder index', async () => {
+    const response = await fetch(`${base}/packages`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<title>browser</title>');
+  });
+
+  it('still serves real files beside the client-side routes', async () => {
+    const response = await fetch(`${base}/app.js`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('export {};');
+  });
+
+  it('lets paths outside the client-side routes reach the service routes', async () => {
+    for (const path of ['/api/v1/packages/some-package', '/packagesx', '/other/packages/x']) {
+      const response = await fetch(`${base}${path}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ fallthrough: path });
+    }
+  });
+
+  it('answers only reads with the folder index', async () => {
+    const response = await fetch(`${base}/packages/some-package`, { method: 'POST' });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ fallthrough: '/packages/some-package' });
   });
 
   it('finds the web folder of this package', () => {

@@ -7,6 +7,12 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 export interface WebPages {
   mount: string;
   folder: string;
+  /**
+   * Client-side routes of a single-page folder, relative to the mount (`['/packages']`): a GET of one of these paths
+   * or below it that names no file answers with the folder's `index.html`, so a deep link works on reload. Only the
+   * listed paths: everything else still falls through to the service's own routes (its API).
+   */
+  spaRoutes?: string[];
 }
 
 /** Where the shared stylesheet and script are served on every service that has pages. */
@@ -40,14 +46,16 @@ export function webRoot(): string {
 
 /**
  * Static page middleware for a service's pages plus the shared assets. Files are revalidated on every load
- * (`no-cache` + ETag: the names carry no content hash), a folder answers with its `index.html`, and a path
- * that is not a file falls through to the service's own routes.
+ * (`no-cache` + ETag: the names carry no content hash), a folder answers with its `index.html`, a path under one
+ * of a folder's `spaRoutes` answers with that `index.html` too, and any other path that is not a file falls through
+ * to the service's own routes.
  */
 export function webPagesMiddleware(pages: WebPages[], root = webRoot()): RequestHandler[] {
   const all = [{ mount: SHARED_ASSETS_MOUNT, folder: 'shared' }, ...pages];
-  return all.map(({ mount, folder }) => {
+  return all.map(({ mount, folder, spaRoutes }: WebPages) => {
     const directory = resolve(root, folder);
     if (!directory.startsWith(resolve(root) + sep)) throw new Error(`web folder ${folder} lies outside web/`);
+    const headers = { 'Cache-Control': 'no-cache', ...PAGE_SECURITY_HEADERS };
     const serve = express.static(directory, {
       index: 'index.html',
       redirect: true,
@@ -56,11 +64,12 @@ export function webPagesMiddleware(pages: WebPages[], root = webRoot()): Request
       lastModified: true,
       dotfiles: 'ignore',
       setHeaders: (response) => {
-        response.setHeader('Cache-Control', 'no-cache');
-        for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) response.setHeader(name, value);
+        for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
       },
     });
     const prefix = mount.replace(/\/+$/, '');
+    const isSpaRoute = (path: string) =>
+      (spaRoutes ?? []).some((route) => path === route || path.startsWith(`${route}/`));
     return (request: Request, response: Response, next: NextFunction) => {
       if (request.method !== 'GET' && request.method !== 'HEAD') return next();
       const path = request.path;
@@ -68,8 +77,10 @@ export function webPagesMiddleware(pages: WebPages[], root = webRoot()): Request
       const original = request.url;
       request.url = original.slice(prefix.length) || '/';
       serve(request, response, (error?: unknown) => {
+        const route = request.path;
         request.url = original;
-        next(error);
+        if (error || !isSpaRoute(route)) return next(error);
+        response.sendFile(join(directory, 'index.html'), { headers, cacheControl: false, lastModified: true }, next);
       });
     };
   });
