@@ -37,9 +37,36 @@ window.addEventListener('popstate', () => void route({ moveFocus: true }));
 const ROUTES = [
   [/^\/(packages\/?)?$/, (_match, params) => home(params)],
   [/^\/packages\/([^/]+)\/?$/, (match) => packagePage(decodeURIComponent(match[1]))],
-  [/^\/publishers\/?$/, (_match, params) => publishersPage(params)],
+  [
+    /^\/publishers\/?$/,
+    (_match, params) =>
+      listingPage(
+        {
+          path: '/publishers',
+          title: 'Publishers',
+          field: 'publishers',
+          card: publisherCard,
+          empty: 'No publishers yet.',
+        },
+        params,
+      ),
+  ],
   [/^\/publishers\/([^/]+)\/?$/, (match, params) => publisherPage(decodeURIComponent(match[1]), params)],
-  [/^\/artifacts\/?$/, (_match, params) => artifactsPage(params)],
+  [
+    /^\/artifacts\/?$/,
+    (_match, params) =>
+      listingPage(
+        {
+          path: '/artifacts',
+          title: 'Artifacts',
+          intro: 'Desktop apps, command-line tools and other builds, per platform.',
+          field: 'artifacts',
+          card: artifactCard,
+          empty: 'No artifacts yet.',
+        },
+        params,
+      ),
+  ],
   [/^\/artifacts\/([^/]+)\/?$/, (match) => artifactPage(decodeURIComponent(match[1]))],
 ];
 
@@ -574,37 +601,34 @@ async function packagePage(name) {
 
 // ---- publishers --------------------------------------------------------------------------------------------------
 
-async function publishersPage(params) {
+function publisherCard(publisher) {
+  return h(
+    'li',
+    { class: 'panel card' },
+    h('h2', { class: 'card-title' }, link(publisherHref(publisher.name), publisher.display_name || publisher.name)),
+    h(
+      'p',
+      { class: 'row muted' },
+      h('code', {}, publisher.name),
+      verifiedBadge(publisher),
+      h('span', {}, `${count(publisher.package_count)} packages`),
+      h('span', {}, `${count(publisher.total_downloads)} downloads`),
+    ),
+  );
+}
+
+/** A paged list of cards at `path` (the page and the API share it): /publishers, /artifacts. */
+async function listingPage({ path, title, intro, field, card, empty }, params) {
   const page = pageOf(params);
-  const listed = await get(`/api/v1/publishers?${query({ page, per_page: PER_PAGE })}`);
+  const listed = await get(`/api/v1${path}?${query({ page, per_page: PER_PAGE })}`);
+  const items = listed[field] ?? [];
   return {
-    title: 'Publishers',
+    title,
     nodes: [
-      h('h1', {}, 'Publishers'),
-      h(
-        'ul',
-        { class: 'cards' },
-        (listed.publishers ?? []).map((publisher) =>
-          h(
-            'li',
-            { class: 'panel card' },
-            h(
-              'h2',
-              { class: 'card-title' },
-              link(publisherHref(publisher.name), publisher.display_name || publisher.name),
-            ),
-            h(
-              'p',
-              { class: 'row muted' },
-              h('code', {}, publisher.name),
-              verifiedBadge(publisher),
-              h('span', {}, `${count(publisher.package_count)} packages`),
-              h('span', {}, `${count(publisher.total_downloads)} downloads`),
-            ),
-          ),
-        ),
-      ),
-      pager('/publishers', params, page, listed.total ?? 0),
+      h('h1', {}, title),
+      intro ? h('p', { class: 'muted' }, intro) : null,
+      items.length ? h('ul', { class: 'cards' }, items.map(card)) : h('p', { class: 'muted' }, empty),
+      pager(path, params, page, listed.total ?? 0),
     ],
   };
 }
@@ -682,22 +706,6 @@ function artifactCard(artifact) {
     ),
     artifact.description ? h('p', { class: 'description' }, artifact.description) : null,
   );
-}
-
-async function artifactsPage(params) {
-  const page = pageOf(params);
-  const listed = await get(`/api/v1/artifacts?${query({ page, per_page: PER_PAGE })}`);
-  return {
-    title: 'Artifacts',
-    nodes: [
-      h('h1', {}, 'Artifacts'),
-      h('p', { class: 'muted' }, 'Desktop apps, command-line tools and other builds, per platform.'),
-      listed.artifacts?.length
-        ? h('ul', { class: 'cards' }, listed.artifacts.map(artifactCard))
-        : h('p', { class: 'muted' }, 'No artifacts yet.'),
-      pager('/artifacts', params, page, listed.total ?? 0),
-    ],
-  };
 }
 
 /** The visitor's platform in the registry's vocabulary, to put its build first. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '../../support/api-client.js';
 import { backends } from '../../support/backends.js';
@@ -213,6 +214,19 @@ describe.each(backends())('registry browser on $name', (backend) => {
     await page.waitForURL(`**/packages/${lib}`);
     await page.waitForSelector(`main:not([aria-busy]) h1`);
     expect(await page.textContent('#install-command')).toBe(`tb mods install ${lib}`);
+    expect(tracked.errors).toEqual([]);
+  });
+
+  it('downloads a version through its signed link', async () => {
+    const tracked = await open(`/packages/${tool}`);
+    const [download] = await Promise.all([
+      tracked.page.waitForEvent('download'),
+      tracked.page.click(`button[aria-label="Download ${tool} 1.0.0"]`),
+    ]);
+    expect(download.url()).toMatch(/\/api\/v1\/files\//);
+    const stored = await registry.api.get(`/api/v1/packages/${tool}/versions/1.0.0`);
+    expect(stored.status).toBe(200);
+    expect((await readFile((await download.path())!)).equals(stored.bytes)).toBe(true);
     expect(tracked.errors).toEqual([]);
   });
 
