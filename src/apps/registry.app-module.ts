@@ -69,6 +69,14 @@ export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     cors: false,
     auth: REGISTRY_AUTH,
     // The registry browser (web/registry/, docs/registry-browser.md); its page paths never start with /api or /health.
-    webPages: [{ mount: '/', folder: 'registry', spaRoutes: REGISTRY_BROWSER_ROUTES }],
+    webPages: [
+      {
+        mount: '/',
+        folder: 'registry',
+        spaRoutes: REGISTRY_BROWSER_ROUTES,
+        // Behind a proxy that adds a path prefix (PUBLIC_BASE_URL=https://host/tb), the pages' links carry it too.
+        baseHref: `${new URL(config.registry.publicBaseUrl ?? 'http://localhost').pathname.replace(/\/+$/, '')}/`,
+      },
+    ],
   };
 }

@@ -1,24 +1,29 @@
 // The registry browser: search with suggestions, package, publisher and artifact pages over the public API
 // (/api/v1). One page with client-side routes; the registry answers /packages/…, /publishers/… and
 // /artifacts/… with this page so deep links survive a reload. Everything is built with h(): no innerHTML.
-import { api, formatBytes, formatDate, h, notify, render, storedKey } from '/_tb/tb.js';
+import { api, formatBytes, formatDate, h, notify, render, storedKey } from './_tb/tb.js';
 
 const main = document.getElementById('main');
 const PER_PAGE = 20;
 const TOKEN_NAME = 'registry';
 const enc = encodeURIComponent;
 
+/** Where the registry is published: `/`, or the proxy's prefix (`/tb/`) that the server wrote as <base href>. */
+const BASE = new URL(document.baseURI).pathname;
+/** An address of the registry (`/packages/x`, `/api/v1/…`) as the browser must ask for it. */
+const at = (path) => BASE + path.replace(/^\//, '');
+
 const token = () => storedKey.get(TOKEN_NAME) ?? undefined;
-const get = (path, options = {}) => api(path, { key: token(), ...options });
+const get = (path, options = {}) => api(at(path), { key: token(), ...options });
 const query = (values) =>
   new URLSearchParams(Object.entries(values).filter(([, value]) => value !== undefined && value !== '')).toString();
 
 // ---- navigation ----------------------------------------------------------------------------------------------
 
 const link = (href, ...children) => h('a', { href, 'data-link': true }, ...children);
-const packageHref = (name) => `/packages/${enc(name)}`;
-const publisherHref = (name) => `/publishers/${enc(name)}`;
-const artifactHref = (name) => `/artifacts/${enc(name)}`;
+const packageHref = (name) => at(`/packages/${enc(name)}`);
+const publisherHref = (name) => at(`/publishers/${enc(name)}`);
+const artifactHref = (name) => at(`/artifacts/${enc(name)}`);
 
 function navigate(href) {
   history.pushState(null, '', href);
@@ -26,6 +31,12 @@ function navigate(href) {
 }
 
 document.addEventListener('click', (event) => {
+  // <base href> would send "#main" to the home page: the skip link moves the focus itself.
+  if (event.target.closest?.('a.skip-link')) {
+    event.preventDefault();
+    main.focus();
+    return;
+  }
   const anchor = event.target.closest?.('a[data-link]');
   if (!anchor || event.defaultPrevented || event.button !== 0) return;
   if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -76,7 +87,8 @@ let generation = 0;
 async function route({ moveFocus = false } = {}) {
   const current = (generation += 1);
   const params = new URLSearchParams(location.search);
-  const found = ROUTES.map(([pattern, view]) => [location.pathname.match(pattern), view]).find(([match]) => match);
+  const path = location.pathname.startsWith(BASE) ? `/${location.pathname.slice(BASE.length)}` : location.pathname;
+  const found = ROUTES.map(([pattern, view]) => [path.match(pattern), view]).find(([match]) => match);
   main.setAttribute('aria-busy', 'true');
   let view;
   try {
@@ -101,7 +113,7 @@ function notFound(title, message) {
     nodes: [
       h('h1', {}, title),
       h('p', { class: 'panel not-found', role: 'alert' }, message),
-      h('p', {}, link('/', 'Back to the package search')),
+      h('p', {}, link(at('/'), 'Back to the package search')),
     ],
   };
 }
@@ -156,7 +168,7 @@ function facts(entries) {
   );
 }
 
-/** « Previous · Page 2 of 5 · Next » for a listing at `base` with its other parameters kept. */
+/** « Previous · Page 2 of 5 · Next » for a listing at `base` (an href) with its other parameters kept. */
 function pager(base, params, page, total, perPage = PER_PAGE) {
   const pages = Math.max(1, Math.ceil(total / perPage));
   if (pages <= 1) return null;
@@ -316,7 +328,7 @@ function searchBox(initial) {
         event.preventDefault();
         close();
         const text = input.value.trim();
-        navigate(text ? `/?${query({ q: text })}` : '/');
+        navigate(text ? at(`/?${query({ q: text })}`) : at('/'));
       },
     },
     h('label', { for: 'q' }, 'Search packages'),
@@ -347,7 +359,7 @@ async function home(params) {
       results.length
         ? h('ul', { class: 'cards', 'aria-labelledby': 'results-heading' }, results.map(packageCard))
         : h('p', { class: 'muted' }, text ? 'No package matches. Try fewer or shorter words.' : 'No packages yet.'),
-      pager('/', params, page, found.total ?? 0),
+      pager(at('/'), params, page, found.total ?? 0),
     ],
   };
 }
@@ -628,7 +640,7 @@ async function listingPage({ path, title, intro, field, card, empty }, params) {
       h('h1', {}, title),
       intro ? h('p', { class: 'muted' }, intro) : null,
       items.length ? h('ul', { class: 'cards' }, items.map(card)) : h('p', { class: 'muted' }, empty),
-      pager(path, params, page, listed.total ?? 0),
+      pager(at(path), params, page, listed.total ?? 0),
     ],
   };
 }
@@ -790,7 +802,8 @@ async function artifactPage(name) {
   const ticketOf = new Map(latest ? latest.builds.map((build, index) => [build, tickets[index]]) : []);
   const older = versions.filter((version) => version !== latest);
   const directHref = (version, build) =>
-    `/api/v1/artifacts/${enc(artifact.name)}/${enc(version.version)}?${query({ platform: build.platform, architecture: build.architecture })}`;
+    at(`/api/v1/artifacts/${enc(artifact.name)}/${enc(version.version)}`) +
+    `?${query({ platform: build.platform, architecture: build.architecture })}`;
   const downloadLink = (href, build, version) =>
     h(
       'a',

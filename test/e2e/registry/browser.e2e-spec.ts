@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -325,6 +327,81 @@ describe.each(backends())('registry browser on $name', (backend) => {
     const overflow = await tracked.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await tracked.screenshot(`registry-package-phone-${backend.name}`);
+    expect(tracked.errors).toEqual([]);
+  });
+});
+
+/** A proxy that publishes the registry under /tb (as nginx's `location /tb/ { proxy_pass http://registry/; }`). */
+function prefixProxy(prefix: string, target: () => URL): Server {
+  return createServer((incoming, outgoing) => {
+    if (!incoming.url?.startsWith(`${prefix}/`)) return void outgoing.writeHead(404).end();
+    const upstream = httpRequest(
+      {
+        host: target().hostname,
+        port: target().port,
+        method: incoming.method,
+        path: incoming.url.slice(prefix.length),
+        headers: incoming.headers,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    upstream.on('error', () => outgoing.destroy());
+    incoming.pipe(upstream);
+  });
+}
+
+// Behind a proxy that adds a path prefix the page, its assets, API calls and links all carry the prefix.
+describe('registry browser behind a path prefix', () => {
+  let registry: RegistryUnderTest;
+  let browser: BrowserUnderTest;
+  let proxy: Server;
+  let published = '';
+  const name = `proxied-${Date.now().toString(36)}`;
+
+  beforeAll(async () => {
+    proxy = prefixProxy('/tb', () => new URL(registry.baseUrl));
+    proxy.listen(0, '127.0.0.1');
+    await new Promise((ready) => proxy.once('listening', ready));
+    published = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/tb`;
+    registry = await startRegistry(backends()[0], { PUBLIC_BASE_URL: published });
+    const owner = await publisherFactory(registry);
+    await createPackage(owner.client, name);
+    expect((await uploadVersion(owner.client, name, '1.0.0')).status).toBe(201);
+    browser = await startBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await registry?.close();
+    proxy?.close();
+  });
+
+  it('serves a deep link with every asset, API call and link under the prefix', async () => {
+    const tracked = await browser.newPage();
+    const { page } = tracked;
+    const requested: string[] = [];
+    page.on('request', (sent) => requested.push(new URL(sent.url()).pathname));
+    await page.goto(`${published}/packages/${name}`);
+    await page.waitForSelector('main:not([aria-busy]) #install-command');
+    expect(await page.textContent('#install-command')).toBe(`tb mods install ${name}`);
+    expect(requested).toEqual(
+      expect.arrayContaining(['/tb/registry.js', '/tb/_tb/tb.js', '/tb/_tb/tb.css', `/tb/api/v1/packages/${name}`]),
+    );
+    expect(requested.filter((path) => !path.startsWith('/tb/'))).toEqual([]);
+    // The skip link stays on the page (a bare "#main" would resolve against <base href> to the home page).
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    expect(page.url()).toBe(`${published}/packages/${name}`);
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
+    expect(await page.getAttribute('main a[href*="/publishers/"]', 'href')).toMatch(/^\/tb\/publishers\//);
+    await page.click('a.brand');
+    await page.waitForURL(`${published}/`);
+    await page.waitForSelector(`main:not([aria-busy]) a[href="/tb/packages/${name}"]`);
+    await page.reload();
+    await page.waitForSelector(`main:not([aria-busy]) a[href="/tb/packages/${name}"]`);
     expect(tracked.errors).toEqual([]);
   });
 });
