@@ -45,6 +45,12 @@ document.addEventListener('click', (event) => {
 });
 window.addEventListener('popstate', () => void route({ moveFocus: true }));
 
+/**
+ * Suggestions already fetched in this tab, by text: typing back over a prefix does not ask again. Emptied when the
+ * token changes, since a token may see private names.
+ */
+const suggested = new Map();
+
 const ROUTES = [
   [/^\/(packages\/?)?$/, (_match, params) => home(params)],
   [/^\/packages\/([^/]+)\/?$/, (match) => packagePage(decodeURIComponent(match[1]))],
@@ -287,6 +293,8 @@ function searchBox(initial) {
     clearTimeout(timer);
     const text = input.value.trim();
     if (!text) return close();
+    if (suggested.has(text)) return show(suggested.get(text));
+    // A pause in typing, not every key: anonymous visitors share the registry's hourly request quota.
     timer = setTimeout(async () => {
       controller?.abort();
       controller = new AbortController();
@@ -294,11 +302,12 @@ function searchBox(initial) {
         const found = await get(`/api/v1/search/suggest?${query({ q: text, limit: 8 })}`, {
           signal: controller.signal,
         });
-        if (input.value.trim() === text) show(Array.isArray(found) ? found : []);
+        suggested.set(text, Array.isArray(found) ? found : []);
+        if (input.value.trim() === text) show(suggested.get(text));
       } catch (error) {
         if (error?.name !== 'AbortError') close();
       }
-    }, 120);
+    }, 200);
   });
   input.addEventListener('keydown', (event) => {
     const open = !list.hidden && names.length > 0;
@@ -895,6 +904,7 @@ document.getElementById('token-form').addEventListener('submit', (event) => {
   const value = input.value.trim();
   if (!value) return;
   storedKey.set(TOKEN_NAME, value);
+  suggested.clear();
   input.value = '';
   document.querySelector('details.token').open = false;
   showTokenState();
@@ -903,6 +913,7 @@ document.getElementById('token-form').addEventListener('submit', (event) => {
 });
 document.getElementById('token-clear').addEventListener('click', () => {
   storedKey.clear(TOKEN_NAME);
+  suggested.clear();
   document.querySelector('details.token').open = false;
   showTokenState();
   notify('Token forgotten.');

@@ -322,6 +322,37 @@ describe.each(backends())('registry browser on $name', (backend) => {
     expect(tracked.errors.filter((error) => !/status of 404/.test(error))).toEqual([]);
   });
 
+  it('says when the access token is refused, and works again once it is forgotten', async () => {
+    const tracked = await open(`/packages/${tool}`);
+    const { page } = tracked;
+    await page.click('details.token summary');
+    await page.fill('#token-input', 'not-a-token');
+    await page.click('#token-form button[type=submit]');
+    await page.waitForSelector('main:not([aria-busy]) [role=alert]');
+    expect(await page.textContent('[role=alert]')).toContain('The access token was refused');
+    await page.click('details.token summary');
+    await page.click('#token-clear');
+    await page.waitForSelector('main:not([aria-busy]) #install-command');
+    expect(await page.evaluate("sessionStorage.getItem('tb-key:registry')")).toBeNull();
+    expect(tracked.errors.filter((error) => !/status of 401/.test(error))).toEqual([]);
+  });
+
+  it('asks for the suggestions of a text once per tab', async () => {
+    const tracked = await open('/');
+    const { page } = tracked;
+    const asked: string[] = [];
+    page.on('request', (sent) => {
+      if (sent.url().includes('/search/suggest')) asked.push(new URL(sent.url()).searchParams.get('q')!);
+    });
+    await page.locator('#q').pressSequentially(lib, { delay: 20 });
+    await page.waitForSelector(`#suggestions:not([hidden]) >> text=${lib}`);
+    await page.fill('#q', '');
+    await page.locator('#q').pressSequentially(lib, { delay: 20 });
+    await page.waitForSelector(`#suggestions:not([hidden]) >> text=${lib}`);
+    expect(asked.filter((text) => text === lib)).toHaveLength(1);
+    expect(tracked.errors).toEqual([]);
+  });
+
   it('fits a phone screen', async () => {
     const tracked = await open(`/packages/${tool}`, { viewport: { width: 375, height: 740 } });
     const overflow = await tracked.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
