@@ -194,7 +194,8 @@ function pager(base, params, page, total, perPage = PER_PAGE) {
 
 const pageOf = (params) => Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1);
 
-function packageCard(pkg) {
+/** A package in a list; `withPublisher: false` on the publisher's own page. */
+function packageCard(pkg, { withPublisher = true } = {}) {
   return h(
     'li',
     { class: 'panel card' },
@@ -211,8 +212,12 @@ function packageCard(pkg) {
     h(
       'p',
       { class: 'row muted' },
-      pkg.publisher ? link(publisherHref(pkg.publisher.name), pkg.publisher.display_name || pkg.publisher.name) : null,
-      pkg.publisher?.verified ? h('span', { class: 'badge ok' }, '✓ Verified') : null,
+      withPublisher && pkg.publisher
+        ? [
+            link(publisherHref(pkg.publisher.name), pkg.publisher.display_name || pkg.publisher.name),
+            pkg.publisher.verified ? h('span', { class: 'badge ok' }, '✓ Verified') : null,
+          ]
+        : null,
       h('span', {}, `${count(pkg.total_downloads)} downloads`),
     ),
   );
@@ -366,7 +371,11 @@ async function home(params) {
       searchBox(text),
       h('h2', { id: 'results-heading', role: 'status' }, summary),
       results.length
-        ? h('ul', { class: 'cards', 'aria-labelledby': 'results-heading' }, results.map(packageCard))
+        ? h(
+            'ul',
+            { class: 'cards', 'aria-labelledby': 'results-heading' },
+            results.map((pkg) => packageCard(pkg)),
+          )
         : h('p', { class: 'muted' }, text ? 'No package matches. Try fewer or shorter words.' : 'No packages yet.'),
       pager(at('/'), params, page, found.total ?? 0),
     ],
@@ -682,7 +691,11 @@ async function publisherPage(name, params) {
             { 'aria-labelledby': 'packages-heading' },
             h('h2', { id: 'packages-heading' }, `Packages (${count(packages.total)})`),
             packages.packages?.length
-              ? h('ul', { class: 'cards' }, packages.packages.map(packageCard))
+              ? h(
+                  'ul',
+                  { class: 'cards' },
+                  packages.packages.map((pkg) => packageCard(pkg, { withPublisher: false })),
+                )
               : h('p', { class: 'muted' }, 'No packages you may see.'),
             pager(publisherHref(publisher.name), params, page, packages.total ?? 0),
           ),
