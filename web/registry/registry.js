@@ -5,6 +5,7 @@ import { api, formatBytes, formatDate, h, notify, render, storedKey } from './_t
 
 const main = document.getElementById('main');
 const PER_PAGE = 20;
+const PACKAGE_TYPES = ['mod', 'library', 'artifact', 'theme', 'plugin'];
 const TOKEN_NAME = 'registry';
 const enc = encodeURIComponent;
 
@@ -226,7 +227,7 @@ function packageCard(pkg, { withPublisher = true } = {}) {
 // ---- search and suggestions ----------------------------------------------------------------------------------
 
 /** A combobox: suggestions from /search/suggest while typing, arrows to move, Enter to open, Escape to close. */
-function searchBox(initial) {
+function searchBox(initial, initialType) {
   const input = h('input', {
     id: 'q',
     name: 'q',
@@ -332,6 +333,12 @@ function searchBox(initial) {
     }
   });
   input.addEventListener('blur', close);
+  const typeSelect = h(
+    'select',
+    { id: 'package-type', name: 'package_type', class: 'type-select' },
+    h('option', { value: '' }, 'All types'),
+    PACKAGE_TYPES.map((type) => h('option', { value: type, selected: type === initialType }, type)),
+  );
 
   return h(
     'form',
@@ -341,8 +348,8 @@ function searchBox(initial) {
       onsubmit: (event) => {
         event.preventDefault();
         close();
-        const text = input.value.trim();
-        navigate(text ? at(`/?${query({ q: text })}`) : at('/'));
+        const search = query({ q: input.value.trim(), package_type: typeSelect.value });
+        navigate(search ? at(`/?${search}`) : at('/'));
       },
     },
     h('label', { for: 'q' }, 'Search packages'),
@@ -350,6 +357,8 @@ function searchBox(initial) {
       'div',
       { class: 'row nowrap' },
       h('div', { class: 'combo' }, input, list),
+      h('label', { for: 'package-type', class: 'visually-hidden' }, 'Package type'),
+      typeSelect,
       h('button', { type: 'submit' }, 'Search'),
     ),
     h('p', { class: 'muted hint', id: 'q-hint' }, 'Suggestions appear as you type: ↑ ↓ to choose, Enter to open.'),
@@ -358,17 +367,19 @@ function searchBox(initial) {
 
 async function home(params) {
   const text = params.get('q') ?? '';
+  const type = PACKAGE_TYPES.includes(params.get('package_type')) ? params.get('package_type') : '';
   const page = pageOf(params);
-  const found = await get(`/api/v1/search?${query({ q: text, page, per_page: PER_PAGE })}`);
+  const found = await get(`/api/v1/search?${query({ q: text, package_type: type, page, per_page: PER_PAGE })}`);
   const results = found.results ?? found.packages ?? [];
-  const summary = text
-    ? `${count(found.total)} ${found.total === 1 ? 'result' : 'results'} for “${text}”`
-    : `${count(found.total)} packages, most downloaded first`;
+  const summary =
+    (text
+      ? `${count(found.total)} ${found.total === 1 ? 'result' : 'results'} for “${text}”`
+      : `${count(found.total)} packages, most downloaded first`) + (type ? ` (type: ${type})` : '');
   return {
     title: text ? `Search: ${text}` : 'Packages',
     nodes: [
       h('h1', {}, 'Packages'),
-      searchBox(text),
+      searchBox(text, type),
       h('h2', { id: 'results-heading', role: 'status' }, summary),
       results.length
         ? h(

@@ -49,7 +49,7 @@ describe.each(backends())('registry browser on $name', (backend) => {
       .post(`/api/v1/publishers/admin/${publisher.body.id}/verify`, { notes: 'known team' });
     expect(verified.status).toBe(200);
 
-    await createPackage(client, lib, { description: `A library for ${word}` });
+    await createPackage(client, lib, { description: `A library for ${word}`, package_type: 'library' });
     expect((await uploadVersion(client, lib, '1.0.0')).status).toBe(201);
     await createPackage(client, tool, {
       display_name: 'Zebra Tool',
@@ -186,6 +186,25 @@ describe.each(backends())('registry browser on $name', (backend) => {
     expect(links).toHaveLength(22);
     expect(links).toEqual(expect.arrayContaining([`/packages/${tool}`, `/packages/${lib}`]));
     expect(links).not.toContain(`/packages/${secret}`);
+    expect(tracked.errors).toEqual([]);
+  });
+
+  it('filters the results by package type, and keeps the filter on reload', async () => {
+    const tracked = await open('/');
+    const { page } = tracked;
+    await page.fill('#q', word);
+    await page.selectOption('#package-type', 'library');
+    await page.click('form[role=search] button[type=submit]');
+    await page.waitForURL(`**/?q=${word}&package_type=library`);
+    await page.waitForSelector('main:not([aria-busy]) #results-heading');
+    expect(await page.textContent('#results-heading')).toBe(`1 result for “${word}” (type: library)`);
+    const links = () =>
+      page.locator('ul.cards > li h3 a').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href')));
+    expect(await links()).toEqual([`/packages/${lib}`]);
+    await page.reload();
+    await page.waitForSelector('main:not([aria-busy]) #results-heading');
+    expect(await page.inputValue('#package-type')).toBe('library');
+    expect(await links()).toEqual([`/packages/${lib}`]);
     expect(tracked.errors).toEqual([]);
   });
 
@@ -353,11 +372,16 @@ describe.each(backends())('registry browser on $name', (backend) => {
     expect(tracked.errors).toEqual([]);
   });
 
-  it('fits a phone screen', async () => {
-    const tracked = await open(`/packages/${tool}`, { viewport: { width: 375, height: 740 } });
+  it.each([
+    ['home', '/'],
+    ['package', '/packages/'],
+    ['artifact', '/artifacts/'],
+  ])('fits the %s page on a phone screen', async (page, path) => {
+    const target = path === '/' ? path : `${path}${page === 'package' ? tool : app}`;
+    const tracked = await open(target, { viewport: { width: 375, height: 740 } });
     const overflow = await tracked.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
-    await tracked.screenshot(`registry-package-phone-${backend.name}`);
+    await tracked.screenshot(`registry-${page}-phone-${backend.name}`);
     expect(tracked.errors).toEqual([]);
   });
 });
