@@ -51,6 +51,9 @@ export class RegistryAppModule {
   }
 }
 
+/** The browser's client-side routes: deep links to these answer with its index.html. */
+export const REGISTRY_BROWSER_ROUTES = ['/packages', '/publishers', '/artifacts'];
+
 /** The registry's HTTP choices: the seed's error body, Swagger at /api/docs, API 1.1, no CORS. */
 export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   return {
@@ -65,5 +68,15 @@ export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     bodyLimit: '2mb',
     cors: false,
     auth: REGISTRY_AUTH,
+    // The registry browser (web/registry/, docs/registry-browser.md); its page paths never start with /api or /health.
+    webPages: [
+      {
+        mount: '/',
+        folder: 'registry',
+        spaRoutes: REGISTRY_BROWSER_ROUTES,
+        // Behind a proxy that adds a path prefix (PUBLIC_BASE_URL=https://host/tb), the pages' links carry it too.
+        baseHref: `${new URL(config.registry.publicBaseUrl ?? 'http://localhost').pathname.replace(/\/+$/, '')}/`,
+      },
+    ],
   };
 }

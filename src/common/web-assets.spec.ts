@@ -9,6 +9,12 @@ describe('webPagesMiddleware', () => {
   const root = mkdtempSync(join(tmpdir(), 'tb-web-'));
   mkdirSync(join(root, 'shared'));
   mkdirSync(join(root, 'admin'));
+  mkdirSync(join(root, 'browser'));
+  writeFileSync(
+    join(root, 'browser', 'index.html'),
+    '<!doctype html><html><head><title>browser</title></head><body></body></html>',
+  );
+  writeFileSync(join(root, 'browser', 'app.js'), 'export {};');
   writeFileSync(join(root, 'shared', 'tb.css'), 'body{}');
   writeFileSync(join(root, 'admin', 'index.html'), '<!doctype html><title>admin</title>');
   let base = '';
@@ -16,7 +22,15 @@ describe('webPagesMiddleware', () => {
 
   beforeAll(async () => {
     const app = express();
-    app.use(webPagesMiddleware([{ mount: '/admin', folder: 'admin' }], root));
+    app.use(
+      webPagesMiddleware(
+        [
+          { mount: '/admin', folder: 'admin' },
+          { mount: '/', folder: 'browser', spaRoutes: ['/packages'] },
+        ],
+        root,
+      ),
+    );
     app.use((request, response) => void response.status(404).json({ fallthrough: request.path }));
     const server = app.listen(0);
     await new Promise((ready) => server.once('listening', ready));
@@ -48,6 +62,72 @@ describe('webPagesMiddleware', () => {
   it('never serves a file outside the mounted folder', async () => {
     const response = await fetch(`${base}/admin/..%2fshared%2ftb.css`);
     expect(response.status).not.toBe(200);
+  });
+
+  it('answers a client-side route with the folder index and the page headers', async () => {
+    const response = await fetch(`${base}/packages/some-package`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<title>browser</title>');
+    expect(response.headers.get('content-security-policy')).toBe(PAGE_SECURITY_HEADERS['Content-Security-Policy']);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('answers the client-side route itself with the folder index', async () => {
+    const response = await fetch(`${base}/packages`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<title>browser</title>');
+  });
+
+  it('still serves real files beside the client-side routes', async () => {
+    const response = await fetch(`${base}/app.js`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('export {};');
+  });
+
+  it('lets paths outside the client-side routes reach the service routes', async () => {
+    for (const path of ['/api/v1/packages/some-package', '/packagesx', '/other/packages/x']) {
+      const response = await fetch(`${base}${path}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ fallthrough: path });
+    }
+  });
+
+  it('answers only reads with the folder index', async () => {
+    const response = await fetch(`${base}/packages/some-package`, { method: 'POST' });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ fallthrough: '/packages/some-package' });
+  });
+
+  it('writes the mount into the single-page index as its base, at the root and at a deep link', async () => {
+    for (const path of ['/', '/packages/a/b']) {
+      const response = await fetch(`${base}${path}`);
+      expect(await response.text()).toContain('<head>\n    <base href="/" /><title>browser</title>');
+    }
+  });
+
+  it('answers a repeated single-page request with 304 by its ETag', async () => {
+    const first = await fetch(`${base}/packages/x`);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    const second = await fetch(`${base}/`, { headers: { 'If-None-Match': etag! } });
+    expect(second.status).toBe(304);
+  });
+
+  it('writes a proxy prefix as the base when one is given, and refuses a base that is not a path', async () => {
+    const app = express();
+    app.use(webPagesMiddleware([{ mount: '/', folder: 'browser', spaRoutes: ['/packages'], baseHref: '/tb/' }], root));
+    const server = app.listen(0);
+    await new Promise((ready) => server.once('listening', ready));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/packages/x`);
+      expect(await response.text()).toContain('<base href="/tb/" />');
+    } finally {
+      server.close();
+    }
+    for (const baseHref of ['tb/', '/tb', '/t"b/', 'https://example.com/'])
+      expect(() => webPagesMiddleware([{ mount: '/', folder: 'browser', spaRoutes: [], baseHref }], root)).toThrow(
+        /must be a path/,
+      );
   });
 
   it('finds the web folder of this package', () => {
