@@ -16,6 +16,7 @@ describe('webPagesMiddleware', () => {
   );
   writeFileSync(join(root, 'browser', 'app.js'), 'export {};');
   writeFileSync(join(root, 'shared', 'tb.css'), 'body{}');
+  writeFileSync(join(root, 'shared', 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   writeFileSync(join(root, 'admin', 'index.html'), '<!doctype html><title>admin</title>');
   let base = '';
   let close: () => void = () => undefined;
@@ -51,6 +52,13 @@ describe('webPagesMiddleware', () => {
     const response = await fetch(`${base}/_tb/tb.css`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/css');
+  });
+
+  it('answers /favicon.ico with the shared icon, which browsers ask for whatever the page links', async () => {
+    const response = await fetch(`${base}/favicon.ico`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await response.text()).toContain('<svg');
   });
 
   it('lets paths that are not files reach the service routes', async () => {

@@ -60,42 +60,60 @@ export function webRoot(): string {
  */
 export function webPagesMiddleware(pages: WebPages[], root = webRoot()): RequestHandler[] {
   const all = [{ mount: SHARED_ASSETS_MOUNT, folder: 'shared' }, ...pages];
-  return all.map(({ mount, folder, spaRoutes, baseHref }: WebPages) => {
-    const directory = resolve(root, folder);
-    if (!directory.startsWith(resolve(root) + sep)) throw new Error(`web folder ${folder} lies outside web/`);
-    const serve = express.static(directory, {
-      index: 'index.html',
-      redirect: true,
-      fallthrough: true,
-      etag: true,
-      lastModified: true,
-      dotfiles: 'ignore',
-      setHeaders: (response) => {
-        for (const [name, value] of Object.entries(PAGE_HEADERS)) response.setHeader(name, value);
-      },
-    });
-    const prefix = mount.replace(/\/+$/, '');
-    const spa = spaRoutes ? singlePageIndex(directory, baseHref ?? `${prefix}/`) : null;
-    const isSpaRoute = (path: string) =>
-      (spaRoutes ?? []).some((route) => path === route || path.startsWith(`${route}/`));
-    return (request: Request, response: Response, next: NextFunction) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return next();
-      const path = request.path;
-      if (prefix !== '' && path !== prefix && !path.startsWith(`${prefix}/`)) return next();
-      const original = request.url;
-      request.url = original.slice(prefix.length) || '/';
-      if (spa && (request.path === '/' || request.path === '/index.html')) {
-        request.url = original;
-        return void spa(request, response).catch(next);
-      }
-      serve(request, response, (error?: unknown) => {
-        const route = request.path;
-        request.url = original;
-        if (error || !spa || !isSpaRoute(route)) return next(error);
-        spa(request, response).catch(next);
+  return [
+    sharedFavicon(join(root, 'shared', 'favicon.svg')),
+    ...all.map(({ mount, folder, spaRoutes, baseHref }: WebPages) => {
+      const directory = resolve(root, folder);
+      if (!directory.startsWith(resolve(root) + sep)) throw new Error(`web folder ${folder} lies outside web/`);
+      const serve = express.static(directory, {
+        index: 'index.html',
+        redirect: true,
+        fallthrough: true,
+        etag: true,
+        lastModified: true,
+        dotfiles: 'ignore',
+        setHeaders: (response) => {
+          for (const [name, value] of Object.entries(PAGE_HEADERS)) response.setHeader(name, value);
+        },
       });
-    };
-  });
+      const prefix = mount.replace(/\/+$/, '');
+      const spa = spaRoutes ? singlePageIndex(directory, baseHref ?? `${prefix}/`) : null;
+      const isSpaRoute = (path: string) =>
+        (spaRoutes ?? []).some((route) => path === route || path.startsWith(`${route}/`));
+      return (request: Request, response: Response, next: NextFunction) => {
+        if (request.method !== 'GET' && request.method !== 'HEAD') return next();
+        const path = request.path;
+        if (prefix !== '' && path !== prefix && !path.startsWith(`${prefix}/`)) return next();
+        const original = request.url;
+        request.url = original.slice(prefix.length) || '/';
+        if (spa && (request.path === '/' || request.path === '/index.html')) {
+          request.url = original;
+          return void spa(request, response).catch(next);
+        }
+        serve(request, response, (error?: unknown) => {
+          const route = request.path;
+          request.url = original;
+          if (error || !spa || !isSpaRoute(route)) return next(error);
+          spa(request, response).catch(next);
+        });
+      };
+    }),
+  ];
+}
+
+/**
+ * Browsers ask every origin for `/favicon.ico`, whatever the page links: answer with the shared icon rather than a
+ * 404 that each page would log as a console error.
+ */
+function sharedFavicon(file: string): RequestHandler {
+  return (request, response, next) => {
+    if (request.path !== '/favicon.ico' || (request.method !== 'GET' && request.method !== 'HEAD')) return next();
+    if (!existsSync(file)) return next();
+    response.set(PAGE_HEADERS).type('image/svg+xml');
+    response.sendFile(file, (error?: Error) => {
+      if (error && !response.headersSent) next(error);
+    });
+  };
 }
 
 const PAGE_HEADERS = { 'Cache-Control': 'no-cache', ...PAGE_SECURITY_HEADERS };
