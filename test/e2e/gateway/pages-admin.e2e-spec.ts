@@ -28,6 +28,27 @@ interface PageGlobals {
   document: { getElementById(id: string): { value?: number; textContent: string | null } | null };
 }
 
+/** Form controls a screen reader could not name: no <label>, aria-label or aria-labelledby. */
+async function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    interface Control {
+      id: string;
+      name: string;
+      type: string;
+      labels: { length: number } | null;
+      getAttribute(name: string): string | null;
+    }
+    const { document } = globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<Control> } };
+    return [...document.querySelectorAll('input, select, textarea')]
+      .filter((control) => control.type !== 'hidden')
+      .filter(
+        (control) =>
+          !control.labels?.length && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'),
+      )
+      .map((control) => control.id || control.name || control.type);
+  });
+}
+
 /** Waits until an element matching the selector shows the text. */
 async function shows(page: Page, selector: string, text: string | RegExp): Promise<void> {
   await page.locator(selector, { hasText: text }).first().waitFor();
@@ -95,6 +116,7 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       expect(await page.textContent('#tier-sub')).toContain('10 chat requests a minute');
       await shows(page, '#status', 'Reachable');
       expect(await page.textContent('#status')).toContain('Up');
+      expect(await unlabelledControls(page)).toEqual([]);
       await measure('landing', tracked);
       await tracked.screenshot('gateway-landing');
       expect(tracked.errors).toEqual([]);
@@ -199,6 +221,7 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       expect(key).toMatch(/^sk-tb-[0-9a-f]{48}$/);
       const me = await gateway.call<{ email: string; balance: number }>('GET', '/user/api/me', undefined, key);
       expect(me.body).toMatchObject({ email: 'ada@example.com', balance: 5 });
+      expect(await unlabelledControls(page)).toEqual([]);
       await tracked.screenshot('gateway-admin-users');
 
       await page.reload();
@@ -260,6 +283,7 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
         gateway.ollama.pullDelayMs = 0;
       }
       await page.waitForSelector('#models-table tr[data-model="qwen3:0.6b"]');
+      expect(await unlabelledControls(page)).toEqual([]);
       await tracked.screenshot('gateway-admin-models');
       expect(tracked.errors).toEqual([]);
     });
@@ -278,6 +302,7 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       await page.locator('#hub-files').getByRole('button', { name: 'Download' }).click();
       await shows(page, '#hub-0-status', 'Done: downloaded, verified and imported');
       await page.waitForSelector('#models-table tr[data-model="tiny-hub:q4"]');
+      expect(await unlabelledControls(page)).toEqual([]);
       await tracked.screenshot('gateway-admin-hub');
       expect(tracked.errors).toEqual([]);
     });
@@ -309,6 +334,7 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       const me = await gateway.call<{ email: string; tier: string }>('GET', '/user/api/me', undefined, key);
       expect(me.body).toMatchObject({ email: 'hedy@example.com', tier: 'sub' });
       await page.locator('#signups-table tr', { hasText: 'hedy@example.com' }).waitFor({ state: 'detached' });
+      expect(await unlabelledControls(page)).toEqual([]);
       await tracked.screenshot('gateway-admin-signups');
       expect(tracked.errors).toEqual([]);
     });
@@ -325,6 +351,7 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       expect(await page.textContent('#config-ollama_url-error')).toContain('ollama_url must be an http(s) URL');
       expect(await page.getAttribute('#config-rate_limits-payg', 'aria-invalid')).toBe('true');
       expect(await page.textContent('#config-summary')).toContain('2 problem(s)');
+      expect(await unlabelledControls(page)).toEqual([]);
       await tracked.screenshot('gateway-admin-config-errors');
       const unchanged = await gateway.call<{ rate_limits: { payg: number }; ollama_url: string }>(
         'GET',
@@ -340,6 +367,29 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       const saved = await gateway.call<{ rate_limits: { payg: number; sub: number } }>('GET', '/admin/api/config');
       expect(saved.body.rate_limits).toEqual({ payg: 7, sub: 10 });
       expect(tracked.errors).toEqual([expect.stringMatching(refused(400))]);
+    });
+
+    it('fits a phone screen, every tab, without sideways scrolling', async () => {
+      const tracked = await browser.newPage({ viewport: { width: 375, height: 800 } });
+      const { page } = tracked;
+      await page.goto(`${gateway.baseUrl}/admin/`);
+      await page.fill('#admin-key', gateway.adminKey);
+      await page.click('#login-form button[type=submit]');
+      for (const [tab, ready] of [
+        ['dashboard', '#dashboard-stats'],
+        ['models', '#models-table'],
+        ['users', '#users-table'],
+        ['signups', '#signup-status'],
+        ['config', '#config-form button'],
+      ]) {
+        await page.click(`#admin-tab-${tab}`);
+        await page.waitForSelector(ready);
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+        expect({ tab, overflow: Math.max(0, overflow) }).toEqual({ tab, overflow: 0 });
+      }
+      await page.click('#admin-tab-users');
+      await tracked.screenshot('gateway-admin-users-phone');
+      expect(tracked.errors).toEqual([]);
     });
 
     it('signs out when the stored key is refused', async () => {
