@@ -19,6 +19,15 @@ async function call(path, options = {}) {
   }
 }
 
+/** An error answer's body: JSON when it parses, else the text. */
+function bodyOf(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** Splits an NDJSON text into records, throwing on an `{error}` record (the stream's way to fail after 200). */
 function* ndjsonRecords(text) {
   for (const line of text.split('\n')) {
@@ -41,14 +50,7 @@ async function progressStream(path, body, onRecord) {
     body: JSON.stringify(body),
   });
   if (!response.ok) {
-    const text = await response.text();
-    let parsed = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: keep the text
-    }
-    throw errorOf(response.status, parsed);
+    throw errorOf(response.status, bodyOf(await response.text()));
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
@@ -81,13 +83,7 @@ function uploadWithProgress(path, form, onRecord) {
     request.addEventListener('load', () => {
       try {
         if (request.status < 200 || request.status > 299) {
-          let parsed = request.responseText;
-          try {
-            parsed = JSON.parse(parsed);
-          } catch {
-            // not JSON: keep the text
-          }
-          throw errorOf(request.status, parsed);
+          throw errorOf(request.status, bodyOf(request.responseText));
         }
         let last = null;
         for (const record of ndjsonRecords(request.responseText)) {
@@ -130,6 +126,18 @@ function progressView(id, label) {
       status.textContent = message;
     },
   };
+}
+
+/** Shows a progress bar in `container` while `run(update)` runs; the outcome stays on its status line. */
+async function withProgress(container, id, label, doneMessage, run) {
+  const view = progressView(id, label);
+  render(container, view.element);
+  try {
+    await run(view.update);
+    view.done(doneMessage);
+  } catch (error) {
+    view.fail(error.message);
+  }
 }
 
 /** A secret shown this once (a new key): selectable, with a copy button and the warning. */
@@ -347,15 +355,10 @@ function modelsPanel(panel) {
     ),
     async (data) => {
       const model = String(data.get('model')).trim();
-      const view = progressView('pull', `Pulling ${model}`);
-      render(pullProgress, view.element);
-      try {
-        await progressStream('/admin/api/models/pull', { model }, view.update);
-        view.done(`Done: ${model} is installed`);
-        await refresh();
-      } catch (error) {
-        view.fail(error.message);
-      }
+      await withProgress(pullProgress, 'pull', `Pulling ${model}`, `Done: ${model} is installed`, (update) =>
+        progressStream('/admin/api/models/pull', { model }, update),
+      );
+      await refresh();
     },
   );
 
@@ -373,15 +376,10 @@ function modelsPanel(panel) {
       // The name first: the server reads fields before it stores the file.
       form.append('name', String(data.get('name')).trim());
       form.append('file', data.get('file'));
-      const view = progressView('import', 'Importing the GGUF file');
-      render(importProgress, view.element);
-      try {
-        await uploadWithProgress('/admin/api/models/import-gguf', form, view.update);
-        view.done('Done: the model was created');
-        await refresh();
-      } catch (error) {
-        view.fail(error.message);
-      }
+      await withProgress(importProgress, 'import', 'Importing the GGUF file', 'Done: the model was created', (update) =>
+        uploadWithProgress('/admin/api/models/import-gguf', form, update),
+      );
+      await refresh();
     },
   );
 
@@ -414,16 +412,12 @@ function hubSearch(refreshModels) {
       const download = h('button', { type: 'button' }, 'Download');
       download.addEventListener('click', () =>
         withBusy(download, async () => {
-          const view = progressView(`hub-${index}`, `Downloading ${file.path}`);
-          render(progress, view.element);
           const body = { repo, file: file.path, ...(name.value.trim() ? { name: name.value.trim() } : {}) };
-          try {
-            await progressStream('/admin/api/models/download-hf', body, view.update);
-            view.done('Done: downloaded, verified and imported');
-            await refreshModels();
-          } catch (error) {
-            view.fail(error.message);
-          }
+          const label = `Downloading ${file.path}`;
+          await withProgress(progress, `hub-${index}`, label, 'Done: downloaded, verified and imported', (update) =>
+            progressStream('/admin/api/models/download-hf', body, update),
+          );
+          await refreshModels();
         }),
       );
       return h(
