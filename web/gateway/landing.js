@@ -61,7 +61,7 @@ async function showModels() {
           'tr',
           {},
           h('th', { scope: 'col' }, 'Model'),
-          h('th', { scope: 'col' }, 'Type'),
+          h('th', { scope: 'col', class: 'hide-narrow' }, 'Type'),
           h('th', { scope: 'col' }, 'Capabilities'),
         ),
       ),
@@ -73,7 +73,7 @@ async function showModels() {
             'tr',
             {},
             h('td', {}, h('code', {}, model.id)),
-            h('td', {}, model.type),
+            h('td', { class: 'hide-narrow' }, model.type),
             h(
               'td',
               {},
