@@ -230,6 +230,11 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       await shows(page, '#keys-table', key.slice(0, 14));
       expect(await page.locator('.new-key').count()).toBe(0);
       expect(await page.content()).not.toContain(key);
+
+      await page.getByRole('combobox', { name: 'Tier of ada@example.com' }).selectOption('sub');
+      await shows(page, '#toast', 'ada@example.com is now sub');
+      const users = await gateway.call<{ users: Array<{ email: string; tier: string }> }>('GET', '/admin/api/users');
+      expect(users.body.users.find((user) => user.email === 'ada@example.com')?.tier).toBe('sub');
       expect(tracked.errors).toEqual([]);
     });
 
@@ -285,6 +290,18 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       await page.waitForSelector('#models-table tr[data-model="qwen3:0.6b"]');
       expect(await unlabelledControls(page)).toEqual([]);
       await tracked.screenshot('gateway-admin-models');
+
+      await row.getByRole('button', { name: 'Unload' }).click();
+      await row.locator('.model-state', { hasText: 'not loaded' }).waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.locator('#models-table tr[data-model="qwen3:0.6b"]').getByRole('button', { name: 'Delete' }).click();
+      await page.locator('#models-table tr[data-model="qwen3:0.6b"]').waitFor({ state: 'detached' });
+      const { body } = await gateway.call<{ models: Array<{ name: string; loaded: boolean }> }>(
+        'GET',
+        '/admin/api/models',
+      );
+      expect(body.models.map((model) => model.name)).not.toContain('qwen3:0.6b');
+      expect(body.models.find((model) => model.name === 'llava:latest')?.loaded).toBe(false);
       expect(tracked.errors).toEqual([]);
     });
 
@@ -339,6 +356,21 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       expect(tracked.errors).toEqual([]);
     });
 
+    it('rejects a signup', async () => {
+      await gateway.call('POST', '/api/signup', { email: 'mallory@example.com' }, '');
+      const tracked = await signedIn('#signups');
+      const { page } = tracked;
+      await page
+        .locator('#signups-table tr', { hasText: 'mallory@example.com' })
+        .getByRole('button', { name: 'Reject' })
+        .click();
+      await page.locator('#signups-table tr', { hasText: 'mallory@example.com' }).waitFor({ state: 'detached' });
+      await page.selectOption('#signup-status', 'rejected');
+      await shows(page, '#signups-table', 'mallory@example.com');
+      expect(await page.locator('#approved .new-key').count()).toBe(0);
+      expect(tracked.errors).toEqual([]);
+    });
+
     it('shows the configuration’s validation errors at their fields and saves a valid change', async () => {
       const tracked = await signedIn('#config');
       const { page } = tracked;
@@ -366,6 +398,12 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       expect(await page.locator('.field-error').count()).toBe(0);
       const saved = await gateway.call<{ rate_limits: { payg: number; sub: number } }>('GET', '/admin/api/config');
       expect(saved.body.rate_limits).toEqual({ payg: 7, sub: 10 });
+
+      // A JSON field that does not parse is reported at once, without a request (no second 400 below).
+      await page.fill('#config-model_types', '{"broken": ');
+      await page.click('#config-form button[type=submit]');
+      await shows(page, '#config-model_types-error', 'model_types is not valid JSON');
+      expect(await page.getAttribute('#config-model_types', 'aria-invalid')).toBe('true');
       expect(tracked.errors).toEqual([expect.stringMatching(refused(400))]);
     });
 
