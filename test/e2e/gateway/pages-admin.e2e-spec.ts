@@ -288,6 +288,22 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
         gateway.ollama.pullDelayMs = 0;
       }
       await page.waitForSelector('#models-table tr[data-model="qwen3:0.6b"]');
+
+      // Two layers pulled side by side: the bar counts the bytes of both (2,500 of 4,000 bytes is 62 %),
+      // not the 100 % of the small layer that reported last.
+      gateway.ollama.pullDelayMs = 150;
+      try {
+        await page.fill('#pull-name', 'layered-model');
+        await page.click('#pull-form button[type=submit]');
+        await page.waitForFunction(() => {
+          const { document } = globalThis as unknown as PageGlobals;
+          const status = document.getElementById('pull-status')?.textContent ?? '';
+          return document.getElementById('pull-bar')?.value === 62 && status.includes('(1.0 KB of 1.0 KB)');
+        });
+        await shows(page, '#pull-status', 'Done: layered-model is installed');
+      } finally {
+        gateway.ollama.pullDelayMs = 0;
+      }
       expect(await unlabelledControls(page)).toEqual([]);
       await tracked.screenshot('gateway-admin-models');
 

@@ -102,16 +102,27 @@ function uploadWithProgress(path, form, onRecord) {
 
 // ---------------------------------------------------------------- small views
 
-/** A progress bar with its status line: `update(record)` reads the runtime's {status, total, completed, percent}. */
+/**
+ * A progress bar with its status line: `update(record)` reads the runtime's {status, digest, total, completed,
+ * percent}. Ollama pulls a model's layers side by side, one record stream per digest, so the bar shows the
+ * bytes of every layer seen so far, not the percentage of whichever layer reported last.
+ */
 function progressView(id, label) {
   const bar = h('progress', { id: `${id}-bar`, max: 100, value: 0, 'aria-label': label });
   const status = h('p', { id: `${id}-status`, class: 'muted', role: 'status', 'aria-live': 'polite' }, 'Starting…');
   const element = h('div', { class: 'progress-line' }, bar, status);
+  const layers = new Map();
   return {
     element,
     update(record) {
-      const percent =
-        record.percent ?? (record.total ? Math.floor(((record.completed ?? 0) / record.total) * 100) : undefined);
+      let percent = record.percent;
+      if (record.digest && record.total) {
+        layers.set(record.digest, { total: record.total, completed: record.completed ?? 0 });
+        const sum = (key) => [...layers.values()].reduce((total, layer) => total + layer[key], 0);
+        percent = Math.floor((sum('completed') / sum('total')) * 100);
+      } else if (percent === undefined && record.total) {
+        percent = Math.floor(((record.completed ?? 0) / record.total) * 100);
+      }
       if (percent !== undefined) bar.value = percent;
       const amount = record.total ? ` (${formatBytes(record.completed ?? 0)} of ${formatBytes(record.total)})` : '';
       status.textContent = `${record.status ?? ''}${amount}`;
