@@ -432,8 +432,8 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       for (const [tab, ready] of [
         ['dashboard', '#dashboard-stats'],
         ['models', '#models-table'],
-        ['users', '#users-table'],
-        ['signups', '#signup-status'],
+        ['users', '#users-list > *'],
+        ['signups', '#signups-list > *'],
         ['config', '#config-form button'],
       ]) {
         await page.click(`#admin-tab-${tab}`);
@@ -443,6 +443,10 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       }
       await page.click('#admin-tab-users');
       await tracked.screenshot('gateway-admin-users-phone');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.click('#admin-tab-models');
+      await page.waitForSelector('#models-table');
+      await tracked.screenshot('gateway-admin-models-phone-dark');
       expect(tracked.errors).toEqual([]);
     });
 

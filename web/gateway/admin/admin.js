@@ -188,7 +188,12 @@ function table(caption, headings, rows, attributes = {}) {
         h(
           'tr',
           {},
-          headings.map((heading) => h('th', { scope: 'col' }, heading)),
+          headings.map((heading) =>
+            // A heading ending in "?" is a column a phone can do without (hidden on narrow screens).
+            heading.endsWith('?')
+              ? h('th', { scope: 'col', class: 'hide-narrow' }, heading.slice(0, -1))
+              : h('th', { scope: 'col' }, heading),
+          ),
         ),
       ),
       h('tbody', {}, rows),
@@ -308,8 +313,8 @@ function modelsPanel(panel) {
         'tr',
         { 'data-model': model.name },
         h('td', {}, h('code', {}, model.name)),
-        h('td', {}, model.type),
-        h('td', {}, formatBytes(model.size)),
+        h('td', { class: 'hide-narrow' }, model.type),
+        h('td', { class: 'hide-narrow' }, formatBytes(model.size)),
         h(
           'td',
           { class: 'model-state' },
@@ -351,7 +356,7 @@ function modelsPanel(panel) {
       installed,
       models.length === 0
         ? h('p', { class: 'muted' }, 'No model is installed. Pull one below.')
-        : table('Installed models', ['Model', 'Type', 'Size', 'State', 'Actions'], rows, { id: 'models-table' }),
+        : table('Installed models', ['Model', 'Type?', 'Size?', 'State', 'Actions'], rows, { id: 'models-table' }),
       h('p', { class: 'muted' }, `Running now: ${running.join(', ') || 'none'}`),
     );
   };
@@ -551,7 +556,7 @@ function usersPanel(panel) {
       list,
       users.length === 0
         ? h('p', { class: 'muted' }, 'No user yet.')
-        : table('Users', ['Email', 'Tier', 'Balance', 'Active', 'Created', ''], rows, { id: 'users-table' }),
+        : table('Users', ['Email', 'Tier', 'Balance', 'Active', 'Created?', ''], rows, { id: 'users-table' }),
     );
   };
 
@@ -759,7 +764,7 @@ function signupsPanel(panel) {
       list,
       rows.length === 0
         ? h('p', { class: 'muted' }, 'No request.')
-        : table('Signup requests', ['Email', 'Note', 'Status', 'Received', ''], rows, { id: 'signups-table' }),
+        : table('Signup requests', ['Email', 'Note', 'Status', 'Received?', ''], rows, { id: 'signups-table' }),
     );
   };
   status.addEventListener('change', () => void withBusy(status, refresh));
