@@ -118,3 +118,49 @@ export async function withBusy(button, action) {
     if (button) button.disabled = false;
   }
 }
+
+/**
+ * Accessible tabs: `tabs([{ id, label, content }], { label, prefix })` → `{ element, select(id) }`. Arrow keys,
+ * Home and End move between tabs (WAI-ARIA tabs pattern); only the selected panel is shown.
+ */
+export function tabs(items, { label, prefix = 'tab', selected = items[0]?.id, onSelect } = {}) {
+  const buttons = [];
+  const panels = [];
+  const select = (id, focus = false) => {
+    items.forEach((item, index) => {
+      const on = item.id === id;
+      buttons[index].setAttribute('aria-selected', String(on));
+      buttons[index].tabIndex = on ? 0 : -1;
+      panels[index].hidden = !on;
+      if (on && focus) buttons[index].focus();
+    });
+    onSelect?.(id);
+  };
+  items.forEach((item, index) => {
+    const move = (event) => {
+      const target = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: items.length - 1 }[event.key];
+      if (target === undefined) return;
+      event.preventDefault();
+      select(items[(target + items.length) % items.length].id, true);
+    };
+    const ids = { tab: `${prefix}-${item.id}`, panel: `${prefix}-panel-${item.id}` };
+    buttons.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          role: 'tab',
+          id: ids.tab,
+          'aria-controls': ids.panel,
+          onclick: () => select(item.id),
+          onkeydown: move,
+        },
+        item.label,
+      ),
+    );
+    panels.push(h('div', { role: 'tabpanel', id: ids.panel, 'aria-labelledby': ids.tab, tabindex: '0' }, item.content));
+  });
+  const element = h('div', {}, h('div', { class: 'tabs', role: 'tablist', 'aria-label': label }, buttons), panels);
+  select(selected);
+  return { element, select };
+}

@@ -257,6 +257,30 @@ export class UptimeDto {
   runtime_reachable: boolean;
 }
 
+export class TokenPriceDto {
+  @ApiProperty({ type: Number, example: 0.0005, description: 'Currency per 1,000 prompt tokens' })
+  input_per_1k: number;
+
+  @ApiProperty({ type: Number, example: 0.0015, description: 'Currency per 1,000 completion tokens' })
+  output_per_1k: number;
+}
+
+export class PricingDto {
+  @ApiProperty({ type: TokenPriceDto, description: 'What PAYG users pay, unless model_prices names the model' })
+  prices: TokenPriceDto;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { 'llama3.2:latest': { input_per_1k: 0.001 } } })
+  model_prices: Record<string, TokenPriceDto>;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { payg: 5, sub: 10 },
+    description: 'Chat requests per minute per tier',
+  })
+  rate_limits: Record<string, number>;
+}
+
 export class PublicModelDto {
   @ApiProperty({ type: String })
   id: string;

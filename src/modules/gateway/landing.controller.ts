@@ -3,7 +3,8 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Request } from 'express';
 import { Public } from '../../auth/access.decorators.js';
 import { SignupsService } from './accounts/signups.service.js';
-import { PublicModelListDto, SignupDto, SignupRequestDto, UptimeDto } from './admin.dto.js';
+import { PricingDto, PublicModelListDto, SignupDto, SignupRequestDto, UptimeDto } from './admin.dto.js';
+import { GatewaySettingsService } from './gateway-settings.service.js';
 import { ModelsService } from './models.service.js';
 import { SystemService } from './system.service.js';
 
@@ -16,6 +17,7 @@ export class LandingController {
     private readonly models: ModelsService,
     private readonly system: SystemService,
     private readonly signups: SignupsService,
+    private readonly settings: GatewaySettingsService,
   ) {}
 
   @Get('models')
@@ -24,6 +26,14 @@ export class LandingController {
   async listModels(): Promise<PublicModelListDto> {
     const { data } = await this.models.list();
     return { models: data.map((model) => ({ id: model.id, type: model.type })) };
+  }
+
+  @Get('pricing')
+  @ApiOperation({ summary: 'Token prices and the requests per minute of each tier, from the configuration' })
+  @ApiOkResponse({ type: PricingDto })
+  pricing(): PricingDto {
+    const { prices, model_prices, rate_limits } = this.settings.settings;
+    return { prices, model_prices, rate_limits };
   }
 
   @Get('uptime')

@@ -275,6 +275,41 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
       expect(uptime).toMatchObject({ runtime_reachable: true, uptime_seconds: expect.any(Number) });
     });
 
+    it('serves the pricing and per-tier limits of the config without a key', async () => {
+      await gateway.call('PATCH', '/admin/api/config', {
+        model_prices: { 'llava:latest': { input_per_1k: 0.002, output_per_1k: 0.004 } },
+      });
+      const response = await fetch(`${gateway.baseUrl}/api/pricing`);
+      expect(response.status).toBe(200);
+      const config = (await gateway.call<{ prices: unknown; rate_limits: unknown }>('GET', '/admin/api/config')).body;
+      expect(await response.json()).toEqual({
+        prices: config.prices,
+        model_prices: { 'llava:latest': { input_per_1k: 0.002, output_per_1k: 0.004 } },
+        rate_limits: config.rate_limits,
+      });
+      await gateway.call('PATCH', '/admin/api/config', { model_prices: {} });
+    });
+
+    it('gives an admin a user’s usage per model, and 404 for an unknown user', async () => {
+      const user = await gateway.call<{ id: string }>('POST', '/admin/api/users', {
+        email: 'metered@example.com',
+        tier: 'sub',
+      });
+      const key = (await gateway.call<{ key: string }>('POST', `/admin/api/users/${user.body.id}/keys`, {})).body.key;
+      await gateway
+        .openai(key)
+        .chat.completions.create({ model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }] });
+      const usage = await gateway.call<{ requests: number; by_model: Array<{ model: string; requests: number }> }>(
+        'GET',
+        `/admin/api/users/${user.body.id}/usage?days=7`,
+      );
+      expect(usage.status).toBe(200);
+      expect(usage.body).toMatchObject({ days: 7, requests: 1, by_model: [{ model: 'llama3.2', requests: 1 }] });
+      const unknown = await gateway.call('GET', '/admin/api/users/00000000-0000-4000-8000-000000000000/usage');
+      expect(unknown.status).toBe(404);
+      expect((await gateway.call('GET', `/admin/api/users/${user.body.id}/usage`, undefined, key)).status).toBe(403);
+    });
+
     it('keeps every admin route to the admin key and every user route to a key', async () => {
       const user = await gateway.call<{ id: string }>('POST', '/admin/api/users', { email: 'plain@example.com' });
       const key = (await gateway.call<{ key: string }>('POST', `/admin/api/users/${user.body.id}/keys`, {})).body.key;

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../../auth/access.decorators.js';
 import {
@@ -11,8 +11,11 @@ import {
   IssuedKeyDto,
   TopUpDto,
   UpdateGatewayUserDto,
+  UsageQueryDto,
+  UsageSummaryDto,
 } from './accounts.dto.js';
 import { GatewayAccountsService } from './gateway-accounts.service.js';
+import { MeteringService } from './metering.service.js';
 
 /** `/admin/api/users`: users, their keys and balances (admin key only). */
 @ApiTags('admin')
@@ -20,7 +23,10 @@ import { GatewayAccountsService } from './gateway-accounts.service.js';
 @Authenticated({ admin: true })
 @Controller('admin/api/users')
 export class AdminUsersController {
-  constructor(private readonly accounts: GatewayAccountsService) {}
+  constructor(
+    private readonly accounts: GatewayAccountsService,
+    private readonly metering: MeteringService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'Every user' })
@@ -41,6 +47,14 @@ export class AdminUsersController {
   @ApiOkResponse({ type: GatewayUserWithKeysDto })
   async get(@Param('id', ParseUUIDPipe) id: string): Promise<GatewayUserWithKeysDto> {
     return { ...(await this.accounts.getUser(id)), keys: await this.accounts.listKeys(id) };
+  }
+
+  @Get(':id/usage')
+  @ApiOperation({ summary: 'A user’s usage of the last `days` days, in total and per model (as /user/api/usage)' })
+  @ApiOkResponse({ type: UsageSummaryDto })
+  async usage(@Param('id', ParseUUIDPipe) id: string, @Query() query: UsageQueryDto): Promise<UsageSummaryDto> {
+    await this.accounts.getUser(id);
+    return this.metering.summary(id, query.days ?? 30);
   }
 
   @Patch(':id')
