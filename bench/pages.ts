@@ -2,11 +2,11 @@
  * The gateway's pages in Debian's Chromium: first contentful paint, time until the page shows its data,
  * and the JS + CSS each page transfers (issue 17's budget: under 1 s and 150 KB on this machine).
  *
- *   npm run build && node dist/bench/pages.js [--loads N] [--paths /,/admin/]
+ *   npm run build && node dist/bench/pages.js [--loads N] [--paths /,/admin/,/user/,/playground/,/live]
  *
  * One gateway on SQLite with the fake Ollama, in this process; each load is a fresh browser context (empty
- * cache), so every figure is a cold load. The admin key is put in the tab's session storage first, so
- * `/admin/` measures the dashboard, not the sign-in form.
+ * cache), so every figure is a cold load. The admin key and a user's key are put in the tab's session storage
+ * first, so `/admin/` and the user's pages measure what they show after sign-in, not the sign-in form.
  */
 import 'reflect-metadata';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -21,13 +21,22 @@ import { FakeOllama } from '../test/fixtures/fake-ollama.js';
 import { firstRenderMs, scriptAndStyleBytes, startBrowser } from '../test/support/browser.js';
 
 const { values } = parseArgs({
-  options: { loads: { type: 'string', default: '10' }, paths: { type: 'string', default: '/,/admin/' } },
+  options: {
+    loads: { type: 'string', default: '10' },
+    paths: { type: 'string', default: '/,/admin/,/user/,/playground/,/live' },
+  },
 });
 const LOADS = Number(values.loads);
 const PATHS = values.paths.split(',').filter(Boolean);
 
 /** The element that means "the page shows its data" (pages not listed: the load event). */
-const READY: Record<string, string> = { '/': '#model-table', '/admin/': '#dashboard-stats' };
+const READY: Record<string, string> = {
+  '/': '#model-table',
+  '/admin/': '#dashboard-stats',
+  '/user/': 'svg.chart',
+  '/playground/': '#prompt',
+  '/live': '#start',
+};
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -49,6 +58,7 @@ async function main(): Promise<void> {
   });
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  const userKey = await issueUserKey(base, settings.admin_key);
   const browser = await startBrowser();
   const rows: string[][] = [];
   try {
@@ -59,11 +69,14 @@ async function main(): Promise<void> {
       for (let load = 0; load < LOADS; load += 1) {
         const tracked = await browser.newPage();
         await tracked.context.addInitScript(
-          (key) =>
-            (
+          (keys) => {
+            const storage = (
               globalThis as unknown as { sessionStorage: { setItem(name: string, value: string): void } }
-            ).sessionStorage.setItem('tb-key:admin', key),
-          settings.admin_key,
+            ).sessionStorage;
+            storage.setItem('tb-key:admin', keys.admin);
+            storage.setItem('tb-key:user', keys.user);
+          },
+          { admin: settings.admin_key, user: userKey },
         );
         const started = performance.now();
         await tracked.page.goto(`${base}${path}`, { waitUntil: 'load' });
@@ -96,6 +109,21 @@ async function main(): Promise<void> {
   console.log('| Page | first paint p50 ms | p95 ms | data shown p50 ms | p95 ms | JS + CSS KB |');
   console.log('|---|---|---|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+}
+
+/** A user with a key, made through the admin API as a person would. */
+async function issueUserKey(base: string, adminKey: string): Promise<string> {
+  const call = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as Record<string, string>;
+  };
+  const user = await call('/admin/api/users', { email: 'bench@example.com' });
+  return (await call(`/admin/api/users/${user.id}/keys`, {})).key;
 }
 
 main().catch((error: unknown) => {
