@@ -1,10 +1,12 @@
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { ManagerAppModule, managerHttpAppOptions } from '../apps/manager.app-module.js';
 import { UsageError } from '../common/errors.js';
 import { loadConfig, type PlatformConfig } from '../config/config.js';
 import {
+  ClusterRegistry,
   ManagerProcess,
   NginxProxyControl,
   managerStatePath,
@@ -90,6 +92,7 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
   });
   await manager.init();
   manager.proxy = await proxyControlFor(config, manager.secret);
+  const cluster = await clusterRegistryFor(config, manager, io);
   const killAll = () => manager.manager.killAllNow();
   process.on('exit', killAll);
   let stopping = false;
@@ -98,6 +101,7 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
     if (stopping) return;
     stopping = true;
     io.out(`manager: ${reason}, stopping every worker (they drain)`);
+    cluster.stop();
     manager
       .stop()
       .then(() => started.app?.close())
@@ -126,6 +130,7 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
   if (manager.proxy instanceof NginxProxyControl) manager.proxy.setManagerPort(Number(new URL(manager.apiUrl).port));
   const workers = await manager.start();
   await manager.syncProxy();
+  cluster.start(config.manager.clusterPollSeconds * 1000);
   const nginx = await manager.proxy.status();
   io.out(`Worker manager ready (pid ${process.pid}), ${workers.length} worker(s):`);
   io.out(formatWorkers(workers));
@@ -141,6 +146,22 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
         : 'nginx: not installed — the workers are reached on their own ports (docs/workers.md § nginx)',
   );
   return -1;
+}
+
+/** The nodes this manager joined (DATA_DIR/cluster-nodes.json); their healthy HTTP workers become nginx backups. */
+async function clusterRegistryFor(config: PlatformConfig, manager: ManagerProcess, io: CommandIo) {
+  const cluster = new ClusterRegistry({
+    filePath: join(config.dataDir, 'cluster-nodes.json'),
+    ownSecret: manager.secret,
+    log: (line) => io.out(`manager: ${line}`),
+    onBackupsChanged: async (backups) => {
+      const result = await manager.rewriteProxy(backups);
+      io.out(`manager: ${backups.length} cluster backup server(s); nginx ${result.ok ? 'rewritten' : result.message}`);
+    },
+  });
+  await cluster.load();
+  manager.cluster = cluster;
+  return cluster;
 }
 
 /** The first port from `port` up to `port + extra` that accepts a listener (0 = any free port). */
@@ -228,6 +249,10 @@ async function status(argv: string[], io: CommandIo): Promise<number> {
     `broker ${answer.broker.driver}; nginx ${answer.nginx.configured ? 'set up' : answer.nginx.installed ? 'installed, not set up' : 'not installed'}; ` +
       `cluster ${answer.cluster.healthy_nodes}/${answer.cluster.nodes} node(s) healthy`,
   );
+  for (const node of answer.cluster.members)
+    io.out(
+      `  node ${node.id}: ${node.healthy ? `healthy, ${node.workers.length} worker(s)` : `unhealthy (${node.last_error ?? 'not polled yet'})`}`,
+    );
   if (answer.rolling_update)
     io.out(
       `rolling update ${answer.rolling_update.id}: ${answer.rolling_update.state}, ` +
