@@ -137,7 +137,13 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
   io.out(
     `Admin API: ${manager.apiUrl}/api (docs ${manager.apiUrl}/api/docs; X-Cluster-Secret in ${managerStatePath(config)})`,
   );
-  if (ui) io.out(`Dashboard: ${manager.uiUrl}`);
+  if (ui) {
+    // Never the secret itself in the output: only where it lives.
+    const secretSource = config.manager.clusterSecret
+      ? 'CLUSTER_SECRET'
+      : `the file ${join(config.dataDir, 'manager-secret')}`;
+    io.out(`Dashboard: ${manager.uiUrl} (opened directly it asks for the manager secret: ${secretSource})`);
+  }
   io.out(
     nginx.configured
       ? `nginx: ${nginx.version ?? 'installed'}, site ${nginx.site_path} (reloaded on scale and rolling update)`
