@@ -40,7 +40,7 @@ const HELP = `tb — Toolbox Platform command-line tool
                                              peer-to-peer RPC over libp2p (docs/rpc.md)
   tb worker http [--port N] [--worker-id ID] serve the application core's functions over HTTP (default port 8000)
   tb worker ws [--port N] [--data-dir DIR]   the WebSocket worker: /ws/{Module}/{handler} (default port 8100)
-  tb workers start [--no-ui]|status [--json]|stop|cluster-join --host H [--port 9005] [--secret S]
+  tb workers start [--no-ui]|status [--json]|stop|cluster-join --host H [--port P]|cluster-leave --node H:P
                                              the worker manager: HTTP + WS workers, health, restarts, cluster (docs/workers.md)
   tb help                                    this text
 

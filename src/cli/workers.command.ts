@@ -17,7 +17,7 @@ import {
   type WorkerRecord,
 } from '../modules/workers/index.js';
 import { NGINX_SUBCOMMANDS, proxyControlFor, runNginxSubcommand } from './workers-nginx.command.js';
-import { clusterJoin } from './workers-cluster.command.js';
+import { clusterJoin, clusterLeave } from './workers-cluster.command.js';
 import { parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 
@@ -30,7 +30,7 @@ const USAGE = [
   '  worker-stop -w ID               stop one worker (it drains first)',
   '  scale -t http|ws -n COUNT       scale a worker type within the pre-allocated ports',
   '  nginx-init | nginx-config [--write-htpasswd] [--force] | nginx-check | nginx-reload',
-  '  cluster-join --host H [--port 9005] [--secret S]',
+  '  cluster-join --host H [--port 9005] [--secret S] | cluster-leave --node HOST:PORT',
 ].join('\n');
 
 /** `tb workers …`: the worker manager (docs/workers.md). */
@@ -59,6 +59,7 @@ export async function runWorkersCommand(argv: string[], io: CommandIo = processI
     default:
       if (sub && NGINX_SUBCOMMANDS.has(sub)) return runNginxSubcommand(sub, rest, io);
       if (sub === 'cluster-join') return clusterJoin(rest, io);
+      if (sub === 'cluster-leave') return clusterLeave(rest, io);
       throw new UsageError(USAGE);
   }
 }

@@ -142,9 +142,10 @@ describe.each(backends())('worker manager cluster on $name', (backend) => {
     expect(gone).toEqual([]);
   }, 60_000);
 
-  it('leaves a node with DELETE cluster/nodes/{id}', async () => {
-    const response = await local.request(`/api/cluster/nodes/${encodeURIComponent(remoteId)}`, { method: 'DELETE' });
-    expect(response.status).toBe(200);
+  it('leaves a node with `tb workers cluster-leave` (DELETE cluster/nodes/{id}); an unknown node is 404', async () => {
+    const left = await local.tb(['workers', 'cluster-leave', '--node', remoteId]);
+    expect(left.stdout).toContain(`Left ${remoteId}.`);
+    expect(left.code).toBe(0);
     expect((await status()).cluster).toMatchObject({ nodes: 0, healthy_nodes: 0 });
     const again = await local.request(`/api/cluster/nodes/${encodeURIComponent(remoteId)}`, { method: 'DELETE' });
     expect(again.status).toBe(404);
