@@ -2,10 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
-import { compiledTb, freePortRange, startManager, type ManagerUnderTest } from '../../support/manager-under-test.js';
-import { runTb } from '../../support/child-processes.js';
-import { prepareNginx, type NginxUnderTest } from '../../support/nginx-under-test.js';
-import { TEST_SECRET } from '../../support/registry-under-test.js';
+import { startManager, type ManagerUnderTest } from '../../support/manager-under-test.js';
+import { startManagerBehindNginx, type NginxUnderTest } from '../../support/nginx-under-test.js';
 
 interface Worker {
   worker_id: string;
@@ -37,28 +35,10 @@ describe.each(backends())('cluster backups in a real nginx ($name)', (backend) =
   beforeAll(async () => {
     const provisioned = await backend.provision();
     dispose = provisioned.dispose;
-    nginx = await prepareNginx();
-    const main = await compiledTb();
     const cluster = { CLUSTER_SECRET, MANAGER_CLUSTER_POLL_SECONDS: '0.3' };
     remote = await startManager({ httpWorkers: 1, env: { ...provisioned.env, ...cluster } });
     remoteWorker = (await remote.json<Worker[]>('/api/workers')).find((w) => w.type === 'http')!;
-    const httpBase = await freePortRange(2);
-    const wsBase = await freePortRange(2);
-    const env = {
-      PLATFORM_JWT_SECRET: TEST_SECRET,
-      DATA_DIR: join(nginx.prefix, 'data'),
-      HTTP_WORKER_PORT: String(httpBase),
-      WS_WORKER_PORT: String(wsBase),
-      MANAGER_HTTP_PORT_SLOTS: '2',
-      MANAGER_WS_PORT_SLOTS: '2',
-      ...nginx.env,
-      ...provisioned.env,
-      ...cluster,
-    };
-    expect((await runTb(main, ['workers', 'nginx-init'], env)).code).toBe(0);
-    expect((await runTb(main, ['workers', 'nginx-config'], env)).code).toBe(0);
-    await nginx.start();
-    local = await startManager({ httpWorkers: 1, httpSlots: 2, env, fixedPorts: { httpBase, wsBase } });
+    ({ nginx, manager: local } = await startManagerBehindNginx({ env: { ...provisioned.env, ...cluster } }));
   }, 240_000);
 
   afterAll(async () => {
