@@ -10,7 +10,8 @@ import { runUpCommand } from './cli/up.command.js';
 
 const HELP = `tb — Toolbox Platform command-line tool
 
-  tb up [--port N] [--data-dir DIR]          start the platform on its embedded defaults (npm start)
+  tb up [--port N] [--data-dir DIR] [--services LIST] [--no-gateway|--no-mcp|--no-manager|--no-registry]
+                                             the whole platform on its embedded defaults (npm start)
   tb registry [--port N] [--data-dir DIR]    start the package registry (default port 4025)
   tb registry admins grant|revoke USER_ID    make a platform user a registry admin, or undo it
   tb gateway [--port N] [--data-dir DIR]     start the model gateway (default port 4000, docs/gateway.md)
@@ -39,8 +40,8 @@ const HELP = `tb — Toolbox Platform command-line tool
                                              peer-to-peer RPC over libp2p (docs/rpc.md)
   tb worker http [--port N] [--worker-id ID] serve the application core's functions over HTTP (default port 8000)
   tb worker ws [--port N] [--data-dir DIR]   the WebSocket worker: /ws/{Module}/{handler} (default port 8100)
-  tb workers start [--no-ui]|status [--json]|stop
-                                             the worker manager: HTTP + WS workers, health, restarts (docs/workers.md)
+  tb workers start [--no-ui]|status [--json]|stop|cluster-join --host H [--port P]|cluster-leave --node H:P
+                                             the worker manager: HTTP + WS workers, health, restarts, cluster (docs/workers.md)
   tb help                                    this text
 
 Configuration comes from the environment (see .env.example and the README).`;
@@ -76,7 +77,11 @@ async function main(argv: string[], io: CommandIo): Promise<void> {
   if (!command) throw new UsageError(`Unknown command "${name}". Run "tb help".`);
   const code = await command(rest, io);
   // -1: a server that keeps running.
-  if (code >= 0) process.exitCode = code;
+  if (code >= 0) {
+    process.exitCode = code;
+    // A command forked by a supervisor (tb up) would otherwise stay alive on its IPC channel.
+    process.channel?.unref();
+  }
 }
 
 const io = processIo();

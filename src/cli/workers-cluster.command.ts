@@ -28,3 +28,22 @@ export async function clusterJoin(argv: string[], io: CommandIo): Promise<number
     return 1;
   }
 }
+
+/** `tb workers cluster-leave --node HOST:PORT`: the running manager forgets a node (its backups go at once). */
+export async function clusterLeave(argv: string[], io: CommandIo): Promise<number> {
+  const { values } = parseCommandArgs(
+    argv,
+    { 'data-dir': { type: 'string' }, node: { type: 'string' } },
+    { allowPositionals: false },
+  );
+  if (!values.node) throw new UsageError('usage: tb workers cluster-leave --node HOST:PORT');
+  const config = loadConfig(io.env, { dataDir: values['data-dir'] });
+  try {
+    await managerRequest(config, 'DELETE', `cluster/nodes/${encodeURIComponent(values.node)}`);
+    io.out(`Left ${values.node}.`);
+    return 0;
+  } catch (error) {
+    io.err((error as Error).message);
+    return 1;
+  }
+}

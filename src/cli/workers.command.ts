@@ -6,6 +6,7 @@ import { ManagerAppModule, managerHttpAppOptions } from '../apps/manager.app-mod
 import { UsageError } from '../common/errors.js';
 import { loadConfig, type PlatformConfig } from '../config/config.js';
 import {
+  ClusterRegistry,
   ManagerProcess,
   NginxProxyControl,
   managerStatePath,
@@ -16,7 +17,7 @@ import {
   type WorkerRecord,
 } from '../modules/workers/index.js';
 import { NGINX_SUBCOMMANDS, proxyControlFor, runNginxSubcommand } from './workers-nginx.command.js';
-import { clusterJoin } from './workers-cluster.command.js';
+import { clusterJoin, clusterLeave } from './workers-cluster.command.js';
 import { parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 
@@ -29,7 +30,7 @@ const USAGE = [
   '  worker-stop -w ID               stop one worker (it drains first)',
   '  scale -t http|ws -n COUNT       scale a worker type within the pre-allocated ports',
   '  nginx-init | nginx-config [--write-htpasswd] [--force] | nginx-check | nginx-reload',
-  '  cluster-join --host H [--port 9005] [--secret S]',
+  '  cluster-join --host H [--port 9005] [--secret S] | cluster-leave --node HOST:PORT',
 ].join('\n');
 
 /** `tb workers …`: the worker manager (docs/workers.md). */
@@ -58,6 +59,7 @@ export async function runWorkersCommand(argv: string[], io: CommandIo = processI
     default:
       if (sub && NGINX_SUBCOMMANDS.has(sub)) return runNginxSubcommand(sub, rest, io);
       if (sub === 'cluster-join') return clusterJoin(rest, io);
+      if (sub === 'cluster-leave') return clusterLeave(rest, io);
       throw new UsageError(USAGE);
   }
 }
@@ -91,6 +93,7 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
   });
   await manager.init();
   manager.proxy = await proxyControlFor(config, manager.secret);
+  const cluster = await clusterRegistryFor(config, manager, io);
   const killAll = () => manager.manager.killAllNow();
   process.on('exit', killAll);
   let stopping = false;
@@ -99,6 +102,7 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
     if (stopping) return;
     stopping = true;
     io.out(`manager: ${reason}, stopping every worker (they drain)`);
+    cluster.stop();
     manager
       .stop()
       .then(() => started.app?.close())
@@ -127,6 +131,7 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
   if (manager.proxy instanceof NginxProxyControl) manager.proxy.setManagerPort(Number(new URL(manager.apiUrl).port));
   const workers = await manager.start();
   await manager.syncProxy();
+  cluster.start(config.manager.clusterPollSeconds * 1000);
   const nginx = await manager.proxy.status();
   io.out(`Worker manager ready (pid ${process.pid}), ${workers.length} worker(s):`);
   io.out(formatWorkers(workers));
@@ -148,6 +153,22 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
         : 'nginx: not installed — the workers are reached on their own ports (docs/workers.md § nginx)',
   );
   return -1;
+}
+
+/** The nodes this manager joined (DATA_DIR/cluster-nodes.json); their healthy HTTP workers become nginx backups. */
+async function clusterRegistryFor(config: PlatformConfig, manager: ManagerProcess, io: CommandIo) {
+  const cluster = new ClusterRegistry({
+    filePath: join(config.dataDir, 'cluster-nodes.json'),
+    ownSecret: manager.secret,
+    log: (line) => io.out(`manager: ${line}`),
+    onBackupsChanged: async (backups) => {
+      const result = await manager.rewriteProxy(backups);
+      io.out(`manager: ${backups.length} cluster backup server(s); nginx ${result.ok ? 'rewritten' : result.message}`);
+    },
+  });
+  await cluster.load();
+  manager.cluster = cluster;
+  return cluster;
 }
 
 /** The first port from `port` up to `port + extra` that accepts a listener (0 = any free port). */
@@ -235,6 +256,10 @@ async function status(argv: string[], io: CommandIo): Promise<number> {
     `broker ${answer.broker.driver}; nginx ${answer.nginx.configured ? 'set up' : answer.nginx.installed ? 'installed, not set up' : 'not installed'}; ` +
       `cluster ${answer.cluster.healthy_nodes}/${answer.cluster.nodes} node(s) healthy`,
   );
+  for (const node of answer.cluster.members)
+    io.out(
+      `  node ${node.id}: ${node.healthy ? `healthy, ${node.workers.length} worker(s)` : `unhealthy (${node.last_error ?? 'not polled yet'})`}`,
+    );
   if (answer.rolling_update)
     io.out(
       `rolling update ${answer.rolling_update.id}: ${answer.rolling_update.state}, ` +

@@ -106,6 +106,7 @@ const JSON_RPC_CODE: Record<ErrorCode, number> = {
   RATE_LIMITED: -32029,
   NOT_IMPLEMENTED: -32051,
   SERVICE_UNAVAILABLE: -32050,
+  CLUSTER_NODE_UNREACHABLE: -32052,
 };
 
 function jsonRpcErrorBody({ code, message, requestId, errors, parseError }: DescribedError): object {

@@ -59,7 +59,8 @@ export interface ManagerUnderTest {
   /** The body of a successful admin API call (throws on a non-2xx answer). */
   json<T = any>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
   tb(argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
-  stop(): Promise<void>;
+  /** SIGTERM, then waits; `keepData` leaves DATA_DIR for a manager started again on it (`env: { DATA_DIR }`). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 /**
@@ -132,12 +133,12 @@ export async function startManager(
       return body;
     },
     tb: (argv) => runTb(main, argv, env),
-    async stop() {
+    async stop({ keepData = false } = {}) {
       if (tbProcess.child.exitCode === null) tbProcess.child.kill('SIGTERM');
       const timer = setTimeout(() => tbProcess.child.kill('SIGKILL'), 20_000);
       await tbProcess.exited;
       clearTimeout(timer);
-      await rm(root, { recursive: true, force: true });
+      if (!keepData) await rm(root, { recursive: true, force: true });
     },
   };
 }

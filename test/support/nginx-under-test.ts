@@ -3,7 +3,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePortRange } from './manager-under-test.js';
+import { runTb } from './child-processes.js';
+import { compiledTb, freePortRange, startManager, type ManagerUnderTest } from './manager-under-test.js';
+import { TEST_SECRET } from './registry-under-test.js';
 
 const exec = promisify(execFile);
 export const NGINX_BIN = process.env.NGINX_BIN_FOR_TESTS ?? '/usr/sbin/nginx';
@@ -126,4 +128,50 @@ export function steadyClient(baseUrl: string, concurrency = 4) {
       return outcome;
     },
   };
+}
+
+/**
+ * A real nginx set up by `tb workers nginx-init` and `nginx-config` (with `--write-htpasswd` when
+ * ADMIN_UI_PASSWORD is in `env`) for a manager's free ports, started, then that manager on those ports.
+ */
+export async function startManagerBehindNginx(options: {
+  env: Record<string, string>;
+  httpWorkers?: number;
+  httpSlots?: number;
+}): Promise<{ nginx: NginxUnderTest; manager: ManagerUnderTest }> {
+  const nginx = await prepareNginx();
+  const main = await compiledTb();
+  const httpSlots = options.httpSlots ?? 2;
+  const [managerPort, httpBase, wsBase] = [
+    await freePortRange(1),
+    await freePortRange(httpSlots),
+    await freePortRange(2),
+  ];
+  const env: Record<string, string> = {
+    PLATFORM_JWT_SECRET: TEST_SECRET,
+    DATA_DIR: join(nginx.prefix, 'data'),
+    MANAGER_PORT: String(managerPort),
+    HTTP_WORKER_PORT: String(httpBase),
+    WS_WORKER_PORT: String(wsBase),
+    MANAGER_HTTP_PORT_SLOTS: String(httpSlots),
+    MANAGER_WS_PORT_SLOTS: '2',
+    ...nginx.env,
+    ...options.env,
+  };
+  const htpasswd = env.ADMIN_UI_PASSWORD ? ['--write-htpasswd'] : [];
+  for (const argv of [
+    ['workers', 'nginx-init'],
+    ['workers', 'nginx-config', ...htpasswd],
+  ]) {
+    const result = await runTb(main, argv, env);
+    if (result.code !== 0) throw new Error(`tb ${argv.join(' ')} failed:\n${result.stdout}${result.stderr}`);
+  }
+  await nginx.start();
+  const manager = await startManager({
+    httpWorkers: options.httpWorkers ?? 1,
+    httpSlots,
+    env,
+    fixedPorts: { httpBase, wsBase },
+  });
+  return { nginx, manager };
 }

@@ -39,3 +39,11 @@ export {
   writeSite,
   type NginxPaths,
 } from './nginx/nginx-setup.js';
+export {
+  ClusterRegistry,
+  nodeId,
+  type ClusterNodeRecord,
+  type ClusterNodeView,
+  type ClusterRegistryOptions,
+  type ClusterSummary,
+} from './cluster/cluster-registry.js';

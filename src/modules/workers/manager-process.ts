@@ -16,6 +16,7 @@ import {
   type WorkerType,
 } from './worker-manager.js';
 import { NoProxy, type BackupServer, type ProxyControl, type ProxyStatus } from './manager-hooks.js';
+import type { ClusterSummary } from './cluster/cluster-registry.js';
 import { loadManagerSecret } from './manager-secret.js';
 import { lowestFreePort, portRange } from './ports.js';
 import { collectWorkerMetrics, type WorkerMetricsView } from './metrics-collector.js';
@@ -97,13 +98,16 @@ export interface WorkerInfo extends WorkerRecord {
   metrics: WorkerMetricsView;
 }
 
-/** A remote node's workers and health, as the cluster poller last saw them. */
+/** A remote node's workers and health, as the cluster poller last saw them (cluster/cluster-registry.ts). */
 export interface ClusterView {
-  summary(): { nodes: number; healthy_nodes: number };
+  summary(): ClusterSummary;
   remoteWorkers(): WorkerInfo[];
 }
 
-const EMPTY_CLUSTER: ClusterView = { summary: () => ({ nodes: 0, healthy_nodes: 0 }), remoteWorkers: () => [] };
+const EMPTY_CLUSTER: ClusterView = {
+  summary: () => ({ nodes: 0, healthy_nodes: 0, members: [] }),
+  remoteWorkers: () => [],
+};
 
 /** Progress of a rolling update (GET status / workers show it while it runs and after). */
 export interface RollingUpdateState {

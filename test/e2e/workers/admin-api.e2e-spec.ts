@@ -29,6 +29,10 @@ const ROUTES: [string, string][] = [
   ['POST', 'workers/stop'],
   ['POST', 'workers/restart'],
   ['POST', 'nginx/reload'],
+  ['GET', 'cluster/verify'],
+  ['POST', 'cluster/join'],
+  ['GET', 'cluster/nodes'],
+  ['DELETE', 'cluster/nodes/127.0.0.1:9'],
 ];
 
 describe.each(backends())('worker manager admin API on $name', (backend) => {

@@ -7,11 +7,9 @@ import {
   type BrowserUnderTest,
   type TrackedPage,
 } from '../../support/browser.js';
-import { runTb } from '../../support/child-processes.js';
 import { eventually } from '../../support/eventually.js';
-import { compiledTb, freePortRange, startManager, type ManagerUnderTest } from '../../support/manager-under-test.js';
-import { prepareNginx, type NginxUnderTest } from '../../support/nginx-under-test.js';
-import { TEST_SECRET } from '../../support/registry-under-test.js';
+import { startManager, type ManagerUnderTest } from '../../support/manager-under-test.js';
+import { startManagerBehindNginx, type NginxUnderTest } from '../../support/nginx-under-test.js';
 
 interface Worker {
   worker_id: string;
@@ -244,25 +242,9 @@ describe.each(backends())('worker manager dashboard behind a real nginx on $name
   beforeAll(async () => {
     const provisioned = await backend.provision();
     dispose = provisioned.dispose;
-    nginx = await prepareNginx();
-    const main = await compiledTb();
-    const [managerPort, httpBase, wsBase] = [await freePortRange(1), await freePortRange(2), await freePortRange(2)];
-    const env = {
-      PLATFORM_JWT_SECRET: TEST_SECRET,
-      DATA_DIR: `${nginx.prefix}/data`,
-      ADMIN_UI_PASSWORD: password,
-      MANAGER_PORT: String(managerPort),
-      HTTP_WORKER_PORT: String(httpBase),
-      WS_WORKER_PORT: String(wsBase),
-      MANAGER_HTTP_PORT_SLOTS: '2',
-      MANAGER_WS_PORT_SLOTS: '2',
-      ...nginx.env,
-      ...provisioned.env,
-    };
-    expect((await runTb(main, ['workers', 'nginx-init'], env)).code).toBe(0);
-    expect((await runTb(main, ['workers', 'nginx-config', '--write-htpasswd'], env)).code).toBe(0);
-    await nginx.start();
-    manager = await startManager({ httpWorkers: 1, httpSlots: 2, env, fixedPorts: { httpBase, wsBase } });
+    ({ nginx, manager } = await startManagerBehindNginx({
+      env: { ADMIN_UI_PASSWORD: password, ...provisioned.env },
+    }));
     browser = await startBrowser();
   }, 180_000);
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 
 const WORKER_TYPES = ['http', 'ws'] as const;
 const WORKER_ID = /^(http|ws)_[A-Za-z0-9_-]{1,64}$/;
@@ -105,9 +105,53 @@ export class ProxyStatusDto {
   @ApiProperty({ type: String, nullable: true }) site_path!: string | null;
 }
 
+export class ClusterNodeDto {
+  @ApiProperty({ example: '10.0.0.2:9005', description: 'host:port of the node’s admin API' }) id!: string;
+  @ApiProperty({ example: '10.0.0.2' }) host!: string;
+  @ApiProperty({ example: 9005 }) port!: number;
+  @ApiProperty({ description: 'Its last poll answered' }) healthy!: boolean;
+  @ApiProperty({ format: 'date-time' }) joined_at!: string;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) last_seen!: string | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) last_poll!: string | null;
+  @ApiProperty({ type: String, nullable: true }) last_error!: string | null;
+  @ApiProperty({ type: [WorkerInfoDto], description: 'Its own workers (node = its id); empty while unhealthy' })
+  workers!: WorkerInfoDto[];
+}
+
 export class ClusterSummaryDto {
   @ApiProperty() nodes!: number;
   @ApiProperty() healthy_nodes!: number;
+  @ApiProperty({ type: [ClusterNodeDto] }) members!: ClusterNodeDto[];
+}
+
+export class JoinClusterDto {
+  @ApiProperty({ example: '10.0.0.2', description: 'Host name or IP address of the remote manager' })
+  @Matches(/^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|[0-9A-Fa-f:.]+)$/, { message: 'host must be a host name or IP address' })
+  @MaxLength(253)
+  host!: string;
+
+  @ApiProperty({ example: 9005, description: 'Its admin API port (MANAGER_PORT there)' })
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  port!: number;
+
+  @ApiPropertyOptional({ description: 'Its X-Cluster-Secret (default: ours, i.e. the shared CLUSTER_SECRET)' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(512)
+  secret?: string;
+}
+
+export class ClusterJoinResultDto {
+  @ApiProperty({ example: 'ok' }) status!: string;
+  @ApiProperty({ type: ClusterNodeDto }) node!: ClusterNodeDto;
+}
+
+export class ClusterVerifyDto {
+  @ApiProperty({ example: 'ok' }) status!: string;
+  @ApiProperty({ description: 'Random per manager process (a manager refuses to join itself)' }) instance!: string;
 }
 
 export class BrokerDto {
