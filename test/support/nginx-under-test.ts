@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePortRange } from './manager-under-test.js';
+import { freePortRange } from './free-ports.js';
 
 const exec = promisify(execFile);
 export const NGINX_BIN = process.env.NGINX_BIN_FOR_TESTS ?? '/usr/sbin/nginx';

@@ -427,9 +427,7 @@ export class ManagerProcess {
     if (this.rolling?.state === 'running') throw new PlatformError('CONFLICT', 'a rolling update is running');
     this.restarting = true;
     try {
-      const all = this.manager
-        .list()
-        .sort((a, b) => this.order.indexOf(a.worker_id) - this.order.indexOf(b.worker_id));
+      const all = this.manager.list().sort((a, b) => this.order.indexOf(a.worker_id) - this.order.indexOf(b.worker_id));
       for (const worker of all) {
         if (this.stopped) break;
         await this.restartWorker(worker.worker_id);

@@ -47,7 +47,6 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     } finally {
       await client.stop();
     }
-    console.log("OUTCOME", JSON.stringify(client.outcome));
     return client.outcome;
   };
 

@@ -1,5 +1,17 @@
 import { execFile } from 'node:child_process';
-import { access, chmod, chown, constants, mkdir, readFile, rename, stat, symlink, writeFile, lstat } from 'node:fs/promises';
+import {
+  access,
+  chmod,
+  chown,
+  constants,
+  mkdir,
+  readFile,
+  rename,
+  stat,
+  symlink,
+  writeFile,
+  lstat,
+} from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { PlatformConfig } from '../../../config/config.js';
 import type { BackupServer, ProxyControl, ProxyReloadResult, ProxyStatus } from '../manager-hooks.js';

@@ -66,7 +66,7 @@ describe('renderSiteConfig', () => {
     const text = renderSiteConfig({ ...input, adminEnabled: false });
     expect(text).not.toContain('auth_basic_user_file');
     expect(text).not.toContain('abc123');
-    expect(text).toContain("return 401 '{\"code\":\"UNAUTHORIZED\"");
+    expect(text).toContain('return 401 \'{"code":"UNAUTHORIZED"');
   });
 
   it('keeps a hostile secret inside its quotes', () => {

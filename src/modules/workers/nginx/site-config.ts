@@ -194,7 +194,10 @@ ${auth('/auth/magic/verify', 'GET POST')}
         proxy_read_timeout 3600s;
     }
 
-${input.adminEnabled === false ? adminDisabled(input.htpasswdPath) : `    location ^~ /admin/manager/ {
+${
+  input.adminEnabled === false
+    ? adminDisabled(input.htpasswdPath)
+    : `    location ^~ /admin/manager/ {
         auth_basic "Toolbox worker manager";
         auth_basic_user_file ${input.htpasswdPath};
         proxy_pass http://${address(input.manager.host, input.manager.port)}/;
@@ -204,7 +207,8 @@ ${input.adminEnabled === false ? adminDisabled(input.htpasswdPath) : `    locati
         proxy_set_header X-Real-IP $remote_addr;
         proxy_set_header Authorization "";
         proxy_set_header X-Cluster-Secret ${quoted(input.managerSecret)};
-    }`}
+    }`
+}
 }
 `;
 }
