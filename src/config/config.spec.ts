@@ -92,6 +92,7 @@ describe('loadConfig', () => {
           serverName: '_',
           siteName: 'toolbox',
           prefix: null,
+          apiRatePerSecond: 20,
         },
       });
     });
@@ -203,6 +204,7 @@ describe('loadConfig', () => {
           serverName: '_',
           siteName: 'toolbox',
           prefix: null,
+          apiRatePerSecond: 20,
         },
       });
       expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766, ...MCP_DEFAULT_LIMITS });

@@ -84,12 +84,11 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     expect(configured.code).toBe(0);
     await nginx.start();
     await writeWsTestMod(join(env.DATA_DIR, 'mods'));
+    // One after the other: both migrate the same fresh database on start.
     registry = startTb(main, ['registry'], env);
+    await registry.line((line) => line.startsWith('Registry ready'), 90_000);
     mcp = startTb(main, ['mcp'], env);
-    await Promise.all([
-      registry.line((line) => line.startsWith('Registry ready'), 90_000),
-      mcp.line((line) => line.startsWith('MCP transport ready'), 90_000),
-    ]);
+    await mcp.line((line) => line.startsWith('MCP transport ready'), 90_000);
     manager = await startManager({
       httpWorkers: 2,
       httpSlots: 6,

@@ -22,7 +22,7 @@ const input: SiteConfigInput = {
 describe('renderSiteConfig', () => {
   it('lists every pre-allocated HTTP port in a least_conn upstream with the passive check', () => {
     const text = renderSiteConfig(input);
-    expect(text).toMatch(/upstream toolbox_http \{\n    least_conn;/);
+    expect(text).toMatch(/upstream toolbox_http \{\n {4}least_conn;/);
     for (const port of input.httpPorts) expect(text).toContain(`server 127.0.0.1:${port} max_fails=1 fail_timeout=5s;`);
     expect(text).toContain('keepalive 64;');
   });
@@ -40,7 +40,7 @@ describe('renderSiteConfig', () => {
 
   it('routes WebSockets by a consistent hash with upgrade headers and long timeouts', () => {
     const text = renderSiteConfig(input);
-    expect(text).toMatch(/upstream toolbox_ws \{\n    hash \$request_uri consistent;/);
+    expect(text).toMatch(/upstream toolbox_ws \{\n {4}hash \$request_uri consistent;/);
     expect(text).toMatch(/location \/ws \{[^}]*proxy_set_header Upgrade \$http_upgrade;[^}]*proxy_read_timeout 3600s;/);
   });
 
