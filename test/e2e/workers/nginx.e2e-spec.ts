@@ -143,7 +143,8 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     const forced = await tb(['workers', 'nginx-config', '--force']);
     expect(forced.stdout).toContain('site config written');
     expect(forced.code).toBe(0);
-    expect((await tb(['workers', 'nginx-reload'])).stdout).toContain('✓ nginx reloaded');
+    // The reload was waited for: new nginx workers run and the old ones have exited.
+    expect((await tb(['workers', 'nginx-reload'])).stdout).toMatch(/^✓ nginx reloaded$/m);
   });
 
   it('sends requests to every HTTP worker', async () => {
@@ -274,6 +275,20 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     const response = await fetch(`${nginx.url}/mcp/tools/list`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(502);
     expect(await bodyOf(response)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('refuses to scale past the slots with 409 naming the fix, and the fix lists the new ports', async () => {
+    const refused = await manager.request('/api/scale', { body: { type: 'http', count: 7 } });
+    expect(refused.status).toBe(409);
+    expect((await bodyOf(refused)).message).toContain('nginx-config --force');
+    const forced = await tb(['workers', 'nginx-config', '--force']);
+    expect(forced.code).toBe(0);
+    const wider = await runTb(main, ['workers', 'nginx-config', '--force'], { ...env, MANAGER_HTTP_PORT_SLOTS: '8' });
+    expect(wider.stdout).toContain('nginx -t: configuration OK');
+    const site = await readFile(join(nginx.confDir, 'box-available', 'toolbox'), 'utf8');
+    expect(site).toContain(`server 127.0.0.1:${manager.httpBase + 7} max_fails=1 fail_timeout=5s down;`);
+    expect((await tb(['workers', 'nginx-reload'])).code).toBe(0);
+    expect((await fetch(`${nginx.url}/api/ping`)).status).toBe(200);
   });
 
   it('answers 401 for the admin UI while the credentials file is missing', async () => {
