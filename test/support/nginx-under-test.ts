@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -82,7 +82,13 @@ http {
       }
       await rm(prefix, { recursive: true, force: true });
     },
-    errorLog: () => readFile(join(prefix, 'logs', 'error.log'), 'utf8').catch(() => ''),
+    errorLog: async () => {
+      const logs = await readdir(join(prefix, 'logs')).catch(() => []);
+      const texts = await Promise.all(
+        logs.filter((name) => name.endsWith('error.log')).map((name) => readFile(join(prefix, 'logs', name), 'utf8')),
+      );
+      return texts.join('');
+    },
   };
 }
 
@@ -130,10 +136,15 @@ export function steadyClient(baseUrl: string, concurrency = 4) {
       return await send(agent, url, post ? 'POST' : 'GET', body);
     } catch (error) {
       const { code, reusedSocket } = error as NodeJS.ErrnoException & { reusedSocket?: boolean };
-      if (!reusedSocket || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw error;
+      if (!reusedSocket || (code !== 'ECONNRESET' && code !== 'EPIPE'))
+        throw Object.assign(error as Error, {
+          code: `${code ?? 'error'} (${reusedSocket ? 'reused' : 'new'} connection)`,
+        });
       outcome.retriedOnReusedConnection++;
       // On a new connection: the agent's other idle connections may belong to the same closing nginx worker.
-      return send(freshConnection, url, post ? 'POST' : 'GET', body);
+      return send(freshConnection, url, post ? 'POST' : 'GET', body).catch((again: NodeJS.ErrnoException) => {
+        throw Object.assign(again, { code: `${again.code ?? 'error'} (resent on a new connection)` });
+      });
     }
   };
   const loop = async (index: number) => {

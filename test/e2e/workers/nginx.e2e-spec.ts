@@ -47,6 +47,8 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     } finally {
       await client.stop();
     }
+    // On a failure, show what nginx logged (its error log names the upstream or client event).
+    if (client.outcome.failures.length) client.outcome.failures.push(`nginx error log:\n${await nginx.errorLog()}`);
     return client.outcome;
   };
 

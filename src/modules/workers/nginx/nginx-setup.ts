@@ -99,6 +99,7 @@ export function siteInputFor(
     listenPort: config.manager.nginx.listenPort,
     serverName: config.manager.nginx.serverName,
     ipv6: false,
+    deferredAccept: process.platform === 'linux',
     httpPorts: range(config.httpWorker.basePort, config.manager.httpPortSlots),
     wsPorts: range(config.wsWorker.basePort, config.manager.wsPortSlots),
     httpUp: state.httpUp,

@@ -5,6 +5,7 @@ const input: SiteConfigInput = {
   listenPort: 8080,
   serverName: '_',
   ipv6: false,
+  deferredAccept: true,
   httpPorts: [8000, 8001, 8002, 8003],
   wsPorts: [8100, 8101],
   workerHost: '127.0.0.1',
@@ -98,5 +99,10 @@ describe('renderSiteConfig', () => {
     expect(text).toMatch(/location = \/health \{\n {8}access_log off;/);
     for (const header of ['X-Frame-Options SAMEORIGIN', 'X-Content-Type-Options nosniff', 'Referrer-Policy'])
       expect(text).toContain(`add_header ${header}`);
+  });
+
+  it('accepts a connection only once its request arrived (deferred) where the platform has it', () => {
+    expect(renderSiteConfig(input)).toContain('    listen 8080 deferred;\n');
+    expect(renderSiteConfig({ ...input, deferredAccept: false })).toContain('    listen 8080;\n');
   });
 });

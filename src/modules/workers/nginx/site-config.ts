@@ -7,6 +7,12 @@ export interface SiteConfigInput {
   serverName: string;
   /** Also listen on `[::]:port`. */
   ipv6: boolean;
+  /**
+   * `listen … deferred` (Linux TCP_DEFER_ACCEPT): a connection is accepted once its request has arrived, so an
+   * nginx worker that is shutting down after a reload never holds a new connection without its request, which
+   * it would close (the client would see a reset).
+   */
+  deferredAccept: boolean;
   /** The pre-allocated HTTP and WS worker ports, and which of them have a live worker (the rest are `down`). */
   httpPorts: number[];
   wsPorts: number[];
@@ -102,8 +108,8 @@ ${input.wsPorts.map((port) => server(port, wsUp.has(port))).join('\n')}
 }
 
 server {
-    listen ${input.listenPort};
-${input.ipv6 ? `    listen [::]:${input.listenPort};\n` : ''}    server_name ${input.serverName};
+    listen ${input.listenPort}${input.deferredAccept ? ' deferred' : ''};
+${input.ipv6 ? `    listen [::]:${input.listenPort}${input.deferredAccept ? ' deferred' : ''};\n` : ''}    server_name ${input.serverName};
     access_log ${input.logDir}/${input.siteName}_access.log;
     error_log ${input.logDir}/${input.siteName}_error.log warn;
     server_tokens off;
