@@ -7,6 +7,7 @@ import {
   nginxPaths,
   nginxVersion,
   patchMainConfig,
+  runningManager,
   siteInputFor,
   testAndReload,
   testConfig,
@@ -110,7 +111,9 @@ export async function runNginxSubcommand(sub: string, argv: string[], io: Comman
       ok(`site config kept: ${paths.sitePath} (exists; --force rewrites it)`);
     } else {
       const secret = await loadManagerSecret(config.dataDir, config.manager.clusterSecret);
-      ok(`site config written: ${await writeSite(config, siteInputFor(config, secret))} (mode 0640)`);
+      ok(
+        `site config written: ${await writeSite(config, siteInputFor(config, secret, await liveState(config)))} (mode 0640)`,
+      );
     }
     if (!binary) {
       bad('nginx is not installed: the config was written but not tested');
@@ -135,4 +138,21 @@ export async function runNginxSubcommand(sub: string, argv: string[], io: Comman
 async function patchMainConfigDryRun(config: PlatformConfig): Promise<'present' | 'missing'> {
   const { readFile } = await import('node:fs/promises');
   return (await readFile(nginxPaths(config).mainConfig, 'utf8')).includes('box-enabled') ? 'present' : 'missing';
+}
+
+/**
+ * The running manager's view (its state file): the ports with a live worker and the port its API listens on, so a
+ * rewrite under a running manager does not send traffic to free slots. Without a manager every slot is listed up.
+ */
+async function liveState(
+  config: PlatformConfig,
+): Promise<{ httpUp?: number[]; wsUp?: number[]; managerPort?: number }> {
+  const state = await runningManager(config);
+  if (!state) return {};
+  const live = state.workers.filter((w) => w.state !== 'stopped' && w.state !== 'failed');
+  return {
+    httpUp: live.filter((w) => w.type === 'http').map((w) => w.port),
+    wsUp: live.filter((w) => w.type === 'ws').map((w) => w.port),
+    managerPort: state.api ? Number(new URL(state.api).port) : undefined,
+  };
 }

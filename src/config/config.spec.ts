@@ -45,7 +45,7 @@ describe('loadConfig', () => {
     it("gives every service its own host and port with the seeds' defaults", () => {
       const config = loadConfig({});
       expect(config.registry).toMatchObject({ host: '0.0.0.0', port: 4025, workers: 1 });
-      expect(config.httpWorker).toMatchObject({ host: '127.0.0.1', basePort: 8000, count: 1 });
+      expect(config.httpWorker).toMatchObject({ host: '127.0.0.1', basePort: 8000, count: 4 });
       expect(config.wsWorker).toEqual({
         host: '127.0.0.1',
         basePort: 8100,
@@ -92,6 +92,7 @@ describe('loadConfig', () => {
           serverName: '_',
           siteName: 'toolbox',
           prefix: null,
+          apiRatePerSecond: 20,
         },
       });
     });
@@ -203,6 +204,7 @@ describe('loadConfig', () => {
           serverName: '_',
           siteName: 'toolbox',
           prefix: null,
+          apiRatePerSecond: 20,
         },
       });
       expect(config.mcp).toEqual({ host: '0.0.0.0', port: 8766, ...MCP_DEFAULT_LIMITS });

@@ -139,6 +139,8 @@ export interface NginxConfig {
   siteName: string;
   /** NGINX_PREFIX: the prefix nginx runs with (`nginx -p`), for an unprivileged nginx; null = the binary's own. */
   prefix: string | null;
+  /** NGINX_API_RATE: requests per second and client address on `/api/` (burst 10×); 0 = no limit (default 20). */
+  apiRatePerSecond: number;
 }
 
 /** The package and artifact registry (seed 01): `tb registry`, `tb up`. */
@@ -567,6 +569,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
         serverName: read.string('NGINX_SERVER_NAME') ?? '_',
         siteName: read.string('NGINX_SITE_NAME') ?? 'toolbox',
         prefix: read.string('NGINX_PREFIX'),
+        apiRatePerSecond: read.integer('NGINX_API_RATE', 20, { min: 0, max: 1_000_000 }),
       },
     },
     workerAuth: workerAuthSection(read),
@@ -634,7 +637,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
   return config;
 }
 function httpWorkerSection(read: EnvironmentReader, dataDir: string, options: LoadConfigOptions): HttpWorkerConfig {
-  const pool = read.workerPool('HTTP_WORKER', 8000, 1);
+  const pool = read.workerPool('HTTP_WORKER', 8000, 4);
   const corsOrigins = read.list('CORS_ORIGINS').map((origin) => origin.replace(/\/+$/, ''));
   for (const origin of corsOrigins) {
     if (origin !== '*' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/i.test(origin))

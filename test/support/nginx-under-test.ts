@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runTb } from './child-processes.js';
-import { compiledTb, freePortRange, startManager, type ManagerUnderTest } from './manager-under-test.js';
+import { freePortRange } from './free-ports.js';
+import { compiledTb, startManager, type ManagerUnderTest } from './manager-under-test.js';
 import { TEST_SECRET } from './registry-under-test.js';
 
 const exec = promisify(execFile);
@@ -83,39 +85,88 @@ http {
       }
       await rm(prefix, { recursive: true, force: true });
     },
-    errorLog: () => readFile(join(prefix, 'logs', 'error.log'), 'utf8').catch(() => ''),
+    errorLog: async () => {
+      const logs = await readdir(join(prefix, 'logs')).catch(() => []);
+      const texts = await Promise.all(
+        logs.filter((name) => name.endsWith('error.log')).map((name) => readFile(join(prefix, 'logs', name), 'utf8')),
+      );
+      return texts.join('');
+    },
   };
 }
 
+/** One request on a keep-alive agent: status, body and whether it went out on a reused connection. */
+function send(agent: Agent, url: URL, method: string, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method,
+        agent,
+        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.once('error', reject);
+      },
+    );
+    req.once('error', (error: NodeJS.ErrnoException) =>
+      reject(Object.assign(error, { reusedSocket: req.reusedSocket })),
+    );
+    req.end(body);
+  });
+}
+
 /**
- * A steady client: `concurrency` loops sending GET /api/ping and POST /api/client-logs through nginx until stopped;
- * counts every answer that is not 2xx and every network error.
+ * A steady client: `concurrency` loops on keep-alive connections sending GET /api/ping and POST /api/client-logs
+ * through nginx until stopped; counts every answer that is not 2xx and every network error. One case is retried,
+ * as browsers and Node's documentation (`request.reusedSocket`) do: a reset on a *reused* keep-alive connection
+ * before any answer — the server closed the idle connection as the request went out (nginx does so to its idle
+ * client connections on every reload). Those retries are counted apart; a second failure is a failure.
  */
 export function steadyClient(baseUrl: string, concurrency = 4) {
   let running = true;
-  const outcome = { ok: 0, failed: 0, failures: [] as string[] };
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const freshConnection = new Agent({ keepAlive: false });
+  const outcome = { ok: 0, failed: 0, retriedOnReusedConnection: 0, failures: [] as string[] };
+  const once = async (post: boolean, label: string) => {
+    const url = new URL(post ? '/api/client-logs' : '/api/ping', baseUrl);
+    const body = post ? JSON.stringify([{ level: 'debug', message: label }]) : undefined;
+    try {
+      return await send(agent, url, post ? 'POST' : 'GET', body);
+    } catch (error) {
+      const { code, reusedSocket } = error as NodeJS.ErrnoException & { reusedSocket?: boolean };
+      if (!reusedSocket || (code !== 'ECONNRESET' && code !== 'EPIPE'))
+        throw Object.assign(error as Error, {
+          code: `${code ?? 'error'} (${reusedSocket ? 'reused' : 'new'} connection)`,
+        });
+      outcome.retriedOnReusedConnection++;
+      // On a new connection: the agent's other idle connections may belong to the same closing nginx worker.
+      return send(freshConnection, url, post ? 'POST' : 'GET', body).catch((again: NodeJS.ErrnoException) => {
+        throw Object.assign(again, { code: `${again.code ?? 'error'} (resent on a new connection)` });
+      });
+    }
+  };
   const loop = async (index: number) => {
     let n = 0;
     while (running) {
       n++;
       const post = (n + index) % 2 === 0;
       try {
-        const response = post
-          ? await fetch(`${baseUrl}/api/client-logs`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify([{ level: 'debug', message: `steady ${index}/${n}` }]),
-            })
-          : await fetch(`${baseUrl}/api/ping`);
-        await response.arrayBuffer();
-        if (response.ok) outcome.ok++;
+        const response = await once(post, `steady ${index}/${n}`);
+        if (response.status >= 200 && response.status < 300) outcome.ok++;
         else {
           outcome.failed++;
-          outcome.failures.push(`${post ? 'POST' : 'GET'} ${response.status}`);
+          outcome.failures.push(`${post ? 'POST' : 'GET'} ${response.status} ${response.body.slice(0, 200)}`);
         }
       } catch (error) {
         outcome.failed++;
-        outcome.failures.push(`${post ? 'POST' : 'GET'} ${(error as Error).message}`);
+        outcome.failures.push(
+          `${post ? 'POST' : 'GET'} ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
       }
     }
   };
@@ -125,6 +176,8 @@ export function steadyClient(baseUrl: string, concurrency = 4) {
     async stop() {
       running = false;
       await Promise.all(loops);
+      agent.destroy();
+      freshConnection.destroy();
       return outcome;
     },
   };

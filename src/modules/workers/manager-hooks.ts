@@ -16,6 +16,8 @@ export interface ProxyReloadResult {
   message: string;
   /** nginx has no running master process: nothing to reload (the config is read when it starts). */
   notRunning?: boolean;
+  /** The reload is complete: new nginx workers run and every old one has exited. */
+  handedOver?: boolean;
 }
 
 /** A host:port that nginx lists as a `backup` server of the HTTP upstream (a healthy remote worker). */

@@ -122,7 +122,7 @@ export interface RollingUpdateState {
   errors: string[];
 }
 
-/** After a reload, old nginx workers stop taking connections; this covers the master's switch-over. */
+/** When a reload's hand-over is not confirmed, old nginx workers get this long to stop taking requests. */
 const PROXY_HANDOVER_MS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -284,10 +284,13 @@ export class ManagerProcess {
     return this.manager.get(id)!;
   }
 
-  /** Stop, wait the restart delay, start again with the same id and port. */
+  /** Stop (nginx stops sending first, it drains), wait the restart delay, start again with the same id and port. */
   async restartWorker(id: string): Promise<WorkerRecord> {
     const worker = this.require(id);
-    if (worker.state !== 'stopped' && worker.state !== 'failed') await this.manager.stopWorker(id);
+    if (worker.state !== 'stopped' && worker.state !== 'failed') {
+      await this.syncProxy([id]);
+      await this.manager.stopWorker(id);
+    }
     await sleep(this.config.manager.restartDelaySeconds * 1000);
     return this.startWorker(worker.type, id);
   }
@@ -300,6 +303,7 @@ export class ManagerProcess {
     this.assertRunning();
     if (this.rolling?.state === 'running')
       throw new PlatformError('CONFLICT', 'a rolling update is running; scale after it');
+    if (this.restarting) throw new PlatformError('CONFLICT', 'a restart is running; scale after it');
     const slots = this.portsOf(type).length;
     if (count > slots) throw this.rangeExhausted(type, count);
     const live = this.live(type).sort((a, b) => this.order.indexOf(a.worker_id) - this.order.indexOf(b.worker_id));
@@ -338,6 +342,7 @@ export class ManagerProcess {
     this.assertRunning();
     if (this.rolling?.state === 'running')
       throw new PlatformError('CONFLICT', `rolling update ${this.rolling.id} is running`);
+    if (this.restarting) throw new PlatformError('CONFLICT', 'a restart is running; update after it');
     const snapshot = this.live('http').map((w) => w.worker_id);
     const state: RollingUpdateState = {
       id: `ru_${randomBytes(4).toString('hex')}`,
@@ -415,23 +420,22 @@ export class ManagerProcess {
     void this.writeState();
   }
 
-  /** Restart everything: stop every worker (they drain), wait the restart delay, start the initial set again. */
+  /**
+   * Restart everything, one worker at a time so the others keep serving through nginx: each one (failed ones too,
+   * the seed's fix for "all workers unhealthy") is taken out of nginx, drains and stops, waits the restart delay
+   * and starts again with its id and port. With a single HTTP worker there is a gap; `update` has none.
+   */
   async restartAll(): Promise<{ status: 'ok'; workers: WorkerRecord[] }> {
     this.assertRunning();
     if (this.restarting) throw new PlatformError('CONFLICT', 'a restart is already running');
     if (this.rolling?.state === 'running') throw new PlatformError('CONFLICT', 'a rolling update is running');
     this.restarting = true;
     try {
-      const all = this.manager.list();
-      await Promise.all(
-        all
-          .filter((w) => w.state !== 'stopped' && w.state !== 'failed')
-          .map((w) => this.manager.stopWorker(w.worker_id)),
-      );
-      for (const w of all) this.forget(w.worker_id);
-      await sleep(this.config.manager.restartDelaySeconds * 1000);
-      await this.startAll(this.initialWorkers());
-      await this.syncProxy();
+      const all = this.manager.list().sort((a, b) => this.order.indexOf(a.worker_id) - this.order.indexOf(b.worker_id));
+      for (const worker of all) {
+        if (this.stopped) break;
+        await this.restartWorker(worker.worker_id);
+      }
       void this.writeState();
       return { status: 'ok', workers: this.manager.list() };
     } finally {
@@ -532,7 +536,8 @@ export class ManagerProcess {
       wsUp: live.filter((w) => w.type === 'ws').map((w) => w.port),
     });
     this.options.log(`manager: nginx ${result.ok ? 'synced' : `sync failed: ${result.message}`}`);
-    if (retiring.length && result.ok) await sleep(PROXY_HANDOVER_MS);
+    // Unconfirmed (no /proc, or old nginx workers still busy): give the master a moment to switch over.
+    if (retiring.length && result.ok && !result.handedOver) await sleep(PROXY_HANDOVER_MS);
   }
 
   async rewriteProxy(backups: BackupServer[]) {
@@ -588,7 +593,7 @@ export class ManagerProcess {
   }
 
   private launch(spec: WorkerSpec): Promise<void> {
-    this.order.push(spec.id);
+    if (!this.order.includes(spec.id)) this.order.push(spec.id);
     return this.manager.startWorker(spec);
   }
 

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
 import { compiledTb, freePortRange, startManager, type ManagerUnderTest } from '../../support/manager-under-test.js';
-import { runTb } from '../../support/child-processes.js';
+import { runTb, startTb, type TbProcess } from '../../support/child-processes.js';
 import { TEST_SECRET } from '../../support/registry-under-test.js';
 import { prepareNginx, steadyClient, type NginxUnderTest } from '../../support/nginx-under-test.js';
+import { WsClient } from '../../support/ws-worker-under-test.js';
+import { writeWsTestMod } from '../../support/ws-test-mod.js';
 
 const PASSWORD = 'correct horse battery';
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -26,12 +28,29 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
   let dispose: () => Promise<void>;
   let env: Record<string, string>;
   let main: string;
+  let registry: TbProcess;
+  let mcp: TbProcess;
 
   const tb = (argv: string[]) => runTb(main, argv, env);
   const httpWorkers = async () =>
     (await manager.json<Worker[]>('/api/workers')).filter((w) => w.type === 'http' && w.state === 'running');
   /** Which worker answered: the HTTP worker's /health names itself. */
   const servedBy = async () => ((await bodyOf(await fetch(`${nginx.url}/health`))) as { worker_id: string }).worker_id;
+  const servedByPid = async () => ((await bodyOf(await fetch(`${nginx.url}/health`))) as { pid: number }).pid;
+  /** Runs `during` while a steady client sends GETs and POSTs through nginx; returns what the client saw. */
+  const underLoad = async (during: () => Promise<void>) => {
+    const client = steadyClient(nginx.url, 4);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await during();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      await client.stop();
+    }
+    // On a failure, show what nginx logged (its error log names the upstream or client event).
+    if (client.outcome.failures.length) client.outcome.failures.push(`nginx error log:\n${await nginx.errorLog()}`);
+    return client.outcome;
+  };
 
   beforeAll(async () => {
     const provisioned = await backend.provision();
@@ -41,6 +60,7 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     const managerPort = await freePortRange(1);
     const httpBase = await freePortRange(6);
     const wsBase = await freePortRange(2);
+    const [registryPort, mcpPort] = [await freePortRange(1), await freePortRange(1)];
     env = {
       PLATFORM_JWT_SECRET: TEST_SECRET,
       DATA_DIR: join(nginx.prefix, 'data'),
@@ -50,6 +70,13 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
       WS_WORKER_PORT: String(wsBase),
       MANAGER_HTTP_PORT_SLOTS: '6',
       MANAGER_WS_PORT_SLOTS: '2',
+      // The chat test mod's WebSocket handlers are open (the upgrade test goes through nginx to them).
+      OPEN_MODULES: 'chat',
+      REGISTRY_HOST: '127.0.0.1',
+      REGISTRY_PORT: String(registryPort),
+      MCP_PORT: String(mcpPort),
+      // The steady client sends far more than a browser would; the limit itself is tested on the auth zone.
+      NGINX_API_RATE: '0',
       ...nginx.env,
       ...provisioned.env,
     };
@@ -58,6 +85,12 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     expect(configured.stdout).toContain('nginx -t: configuration OK');
     expect(configured.code).toBe(0);
     await nginx.start();
+    await writeWsTestMod(join(env.DATA_DIR, 'mods'));
+    // One after the other: both migrate the same fresh database on start.
+    registry = startTb(main, ['registry'], env);
+    await registry.line((line) => line.startsWith('Registry ready'), 90_000);
+    mcp = startTb(main, ['mcp'], env);
+    await mcp.line((line) => line.startsWith('MCP transport ready'), 90_000);
     manager = await startManager({
       httpWorkers: 2,
       httpSlots: 6,
@@ -68,6 +101,8 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
 
   afterAll(async () => {
     await manager?.stop();
+    await registry?.stop();
+    await mcp?.stop();
     await nginx?.stop();
     await dispose?.();
   });
@@ -110,7 +145,8 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     const forced = await tb(['workers', 'nginx-config', '--force']);
     expect(forced.stdout).toContain('site config written');
     expect(forced.code).toBe(0);
-    expect((await tb(['workers', 'nginx-reload'])).stdout).toContain('✓ nginx reloaded');
+    // The reload was waited for: new nginx workers run and the old ones have exited.
+    expect((await tb(['workers', 'nginx-reload'])).stdout).toMatch(/^✓ nginx reloaded$/m);
   });
 
   it('sends requests to every HTTP worker', async () => {
@@ -158,30 +194,104 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     expect(response.status).toBe(401);
   });
 
-  it('sees 0 failed requests from a steady client during a rolling update and scaling 2 → 4 → 1 → 2', async () => {
-    const client = steadyClient(nginx.url, 4);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const before = (await httpWorkers()).map((w) => w.worker_id);
-    expect((await manager.request('/api/rolling-update', { method: 'POST' })).status).toBe(202);
-    const update = await eventually(
-      async () => (await manager.json('/api/status')).rolling_update,
-      (state) => state.state !== 'running',
-      90_000,
+  it('sends the WebSocket upgrade through nginx to the WS worker', async () => {
+    const client = new WsClient(`ws://127.0.0.1:${nginx.port}/ws/chat/room`);
+    expect(await client.connected()).toEqual(expect.any(String));
+    client.close();
+  });
+
+  it('routes /registry/ to the registry (prefix stripped) and /mcp to the MCP transport', async () => {
+    const packages = await fetch(`${nginx.url}/registry/api/v1/packages`);
+    expect(packages.status).toBe(200);
+    expect(await bodyOf(packages)).toMatchObject({ packages: [], total: 0 });
+    const tools = await fetch(`${nginx.url}/mcp/tools/list`, { method: 'POST', body: '{}' });
+    expect(tools.status).toBe(401);
+    expect(await bodyOf(tools)).not.toHaveProperty('code', 'SERVICE_UNAVAILABLE');
+  });
+
+  it("answers the auth endpoints' rate limit with a JSON 429", async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        fetch(`${nginx.url}/IsValidSession`).then(async (r) => ({ r, body: await r.text() })),
+      ),
     );
-    expect(update).toMatchObject({ state: 'done', errors: [] });
-    expect((await manager.json('/api/scale', { body: { type: 'http', count: 4 } })).started).toHaveLength(2);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect((await manager.json('/api/scale', { body: { type: 'http', count: 1 } })).stopped).toHaveLength(3);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect((await manager.json('/api/scale', { body: { type: 'http', count: 2 } })).started).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const outcome = await client.stop();
+    const limited = statuses.filter(({ r }) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0].r.headers.get('content-type')).toBe('application/json');
+    expect(JSON.parse(limited[0].body)).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it('sees 0 failed requests from a steady client during a rolling update; the new workers serve afterwards', async () => {
+    const before = (await httpWorkers()).map((w) => w.worker_id);
+    const outcome = await underLoad(async () => {
+      expect((await manager.request('/api/rolling-update', { method: 'POST' })).status).toBe(202);
+      const update = await eventually(
+        async () => (await manager.json('/api/status')).rolling_update,
+        (state) => state.state !== 'running',
+        90_000,
+      );
+      expect(update).toMatchObject({ state: 'done', errors: [] });
+    });
     expect(outcome.failures).toEqual([]);
-    expect(outcome.ok).toBeGreaterThan(100);
+    expect(outcome.ok).toBeGreaterThan(50);
     const now = new Set((await httpWorkers()).map((w) => w.worker_id));
+    expect(now.size).toBe(before.length);
     for (const old of before) expect(now.has(old)).toBe(false);
     for (let i = 0; i < 10; i++) expect(now.has(await servedBy())).toBe(true);
-  }, 180_000);
+  }, 120_000);
+
+  it('sees 0 failed requests while every worker restarts; new processes serve afterwards', async () => {
+    const before = await httpWorkers();
+    const outcome = await underLoad(async () => {
+      const restarted = await manager.request('/api/restart', { method: 'POST' });
+      expect(restarted.status).toBe(200);
+    });
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.ok).toBeGreaterThan(50);
+    const now = await httpWorkers();
+    expect(now.map((w) => w.worker_id).sort()).toEqual(before.map((w) => w.worker_id).sort());
+    const newPids = new Set(now.map((w) => w.pid));
+    for (const old of before) expect(newPids.has(old.pid)).toBe(false);
+    for (let i = 0; i < 10; i++) expect(newPids.has(await servedByPid())).toBe(true);
+  }, 120_000);
+
+  it('sees 0 failed requests while scaling 2 → 4 → 1 → 2; the remaining workers serve afterwards', async () => {
+    const outcome = await underLoad(async () => {
+      expect((await manager.json('/api/scale', { body: { type: 'http', count: 4 } })).started).toHaveLength(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await manager.json('/api/scale', { body: { type: 'http', count: 1 } })).stopped).toHaveLength(3);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await manager.json('/api/scale', { body: { type: 'http', count: 2 } })).started).toHaveLength(1);
+    });
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.ok).toBeGreaterThan(50);
+    const now = new Set((await httpWorkers()).map((w) => w.worker_id));
+    expect(now.size).toBe(2);
+    const seen = new Set<string>();
+    for (let i = 0; i < 20; i++) seen.add(await servedBy());
+    for (const id of seen) expect(now.has(id)).toBe(true);
+  }, 120_000);
+
+  it('answers JSON 502 when the service behind a location is down', async () => {
+    await mcp.stop();
+    const response = await fetch(`${nginx.url}/mcp/tools/list`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(502);
+    expect(await bodyOf(response)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('refuses to scale past the slots with 409 naming the fix, and the fix lists the new ports', async () => {
+    const refused = await manager.request('/api/scale', { body: { type: 'http', count: 7 } });
+    expect(refused.status).toBe(409);
+    expect((await bodyOf(refused)).message).toContain('nginx-config --force');
+    const forced = await tb(['workers', 'nginx-config', '--force']);
+    expect(forced.code).toBe(0);
+    const wider = await runTb(main, ['workers', 'nginx-config', '--force'], { ...env, MANAGER_HTTP_PORT_SLOTS: '8' });
+    expect(wider.stdout).toContain('nginx -t: configuration OK');
+    const site = await readFile(join(nginx.confDir, 'box-available', 'toolbox'), 'utf8');
+    expect(site).toContain(`server 127.0.0.1:${manager.httpBase + 7} max_fails=1 fail_timeout=5s down;`);
+    expect((await tb(['workers', 'nginx-reload'])).code).toBe(0);
+    expect((await fetch(`${nginx.url}/api/ping`)).status).toBe(200);
+  });
 
   it('answers 401 for the admin UI while the credentials file is missing', async () => {
     await rm(join(nginx.confDir, 'toolbox_admin_htpasswd'));

@@ -12,7 +12,7 @@ import {
   writeFile,
   lstat,
 } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { PlatformConfig } from '../../../config/config.js';
 import type { BackupServer, ProxyControl, ProxyReloadResult, ProxyStatus } from '../manager-hooks.js';
 import { apr1 } from './apr1.js';
@@ -99,6 +99,7 @@ export function siteInputFor(
     listenPort: config.manager.nginx.listenPort,
     serverName: config.manager.nginx.serverName,
     ipv6: false,
+    deferredAccept: process.platform === 'linux',
     httpPorts: range(config.httpWorker.basePort, config.manager.httpPortSlots),
     wsPorts: range(config.wsWorker.basePort, config.manager.wsPortSlots),
     httpUp: state.httpUp,
@@ -112,6 +113,7 @@ export function siteInputFor(
     htpasswdPath: nginxPaths(config).htpasswdPath,
     clientMaxBodyBytes: Math.max(config.httpWorker.uploadMaxBytes, config.registry.uploadMaxBytes),
     logDir: config.manager.nginx.prefix ? join(config.manager.nginx.prefix, 'logs') : '/var/log/nginx',
+    apiRatePerSecond: config.manager.nginx.apiRatePerSecond,
   };
 }
 
@@ -193,15 +195,71 @@ export async function testConfig(config: PlatformConfig, binary: string): Promis
   return { ok: result.ok, message: result.output };
 }
 
-/** `nginx -t`, then `nginx -s reload` (a graceful reload: old nginx workers finish their requests). */
-export async function testAndReload(config: PlatformConfig, binary: string): Promise<ProxyReloadResult> {
+/**
+ * `nginx -t`, then `nginx -s reload` (a graceful reload: old nginx workers finish their requests), then waits —
+ * at most `handoverTimeoutMs` — until the master runs new workers and the old ones have exited: `-s reload`
+ * only sends a signal, and until the old workers are gone they may still use their pooled connections to a
+ * worker the new config marks `down`.
+ */
+export async function testAndReload(
+  config: PlatformConfig,
+  binary: string,
+  handoverTimeoutMs = RELOAD_HANDOVER_TIMEOUT_MS,
+): Promise<ProxyReloadResult> {
   const tested = await testConfig(config, binary);
   if (!tested.ok) return { ok: false, message: `config test failed — reload aborted: ${tested.message}` };
+  const master = await nginxMasterPid(config);
+  const before = master ? await childPids(master) : [];
   const reloaded = await run(binary, [...nginxArgs(config), '-s', 'reload']);
-  if (reloaded.ok) return { ok: true, message: 'nginx reloaded' };
+  if (reloaded.ok) {
+    const handedOver = master ? await waitForHandover(master, before, handoverTimeoutMs) : false;
+    return {
+      ok: true,
+      handedOver,
+      message: handedOver ? 'nginx reloaded' : 'nginx reloaded (old nginx workers still finishing)',
+    };
+  }
   if (NOT_RUNNING.test(reloaded.output))
     return { ok: false, notRunning: true, message: 'nginx is not running (the configuration tested OK; start nginx)' };
   return { ok: false, message: `reload failed: ${reloaded.output}` };
+}
+
+/** Old nginx workers holding long requests or WebSockets may take longer; the manager goes on after this. */
+const RELOAD_HANDOVER_TIMEOUT_MS = 10_000;
+
+/** The master's pid from the main config's `pid` directive (default `<prefix>/logs/nginx.pid`, `/run/nginx.pid`). */
+export async function nginxMasterPid(config: PlatformConfig): Promise<number | null> {
+  const text = await readFile(nginxPaths(config).mainConfig, 'utf8').catch(() => '');
+  const prefix = config.manager.nginx.prefix;
+  const configured = /^\s*pid\s+([^;\s]+)\s*;/m.exec(text)?.[1];
+  const path = configured
+    ? isAbsolute(configured)
+      ? configured
+      : join(prefix ?? '/usr/share/nginx', configured)
+    : prefix
+      ? join(prefix, 'logs', 'nginx.pid')
+      : '/run/nginx.pid';
+  const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+  return Number.isInteger(pid) && pid > 1 ? pid : null;
+}
+
+/** The children of a process (Linux `/proc`); empty where that is not available. */
+async function childPids(pid: number): Promise<number[]> {
+  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  return text.split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** True once the master has a child it did not have before and none of the old children is left. */
+async function waitForHandover(master: number, before: number[], timeoutMs: number): Promise<boolean> {
+  // A master always has workers: none seen means /proc cannot tell (not Linux); the caller waits a fixed time.
+  if (before.length === 0) return false;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await childPids(master);
+    if (now.some((pid) => !before.includes(pid)) && !before.some((pid) => now.includes(pid))) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 /** What `nginx -s reload` says when no master process runs (no or empty pid file, stale pid). */

@@ -5,6 +5,7 @@ const input: SiteConfigInput = {
   listenPort: 8080,
   serverName: '_',
   ipv6: false,
+  deferredAccept: true,
   httpPorts: [8000, 8001, 8002, 8003],
   wsPorts: [8100, 8101],
   workerHost: '127.0.0.1',
@@ -16,6 +17,7 @@ const input: SiteConfigInput = {
   htpasswdPath: '/etc/nginx/toolbox_admin_htpasswd',
   clientMaxBodyBytes: 104857600,
   logDir: '/var/log/nginx',
+  apiRatePerSecond: 20,
 };
 
 describe('renderSiteConfig', () => {
@@ -79,5 +81,28 @@ describe('renderSiteConfig', () => {
     expect(text).toContain('error_page 429 = @rate_limited;');
     expect(text).toContain('error_page 502 503 504 = @unavailable;');
     expect(text).toContain(`client_max_body_size 104857600;`);
+  });
+
+  it('limits /api/ per client address at the configured rate, and not at all with rate 0', () => {
+    expect(renderSiteConfig(input)).toContain('zone=toolbox_api:10m rate=20r/s;');
+    expect(renderSiteConfig(input)).toMatch(/location \/api\/ \{\n {8}limit_req zone=toolbox_api burst=200 nodelay;/);
+    const open = renderSiteConfig({ ...input, apiRatePerSecond: 0 });
+    expect(open).not.toContain('toolbox_api');
+    expect(open).toContain('zone=toolbox_auth:10m rate=5r/s;');
+  });
+
+  it('retries a refused connection on every other server and streams /sse/ unbuffered', () => {
+    const text = renderSiteConfig(input);
+    expect(text).toContain('proxy_next_upstream error timeout http_502 http_503;');
+    expect(text).not.toContain('proxy_next_upstream_tries');
+    expect(text).toMatch(/location \/sse\/ \{[^}]*proxy_buffering off;/);
+    expect(text).toMatch(/location = \/health \{\n {8}access_log off;/);
+    for (const header of ['X-Frame-Options SAMEORIGIN', 'X-Content-Type-Options nosniff', 'Referrer-Policy'])
+      expect(text).toContain(`add_header ${header}`);
+  });
+
+  it('accepts a connection only once its request arrived (deferred) where the platform has it', () => {
+    expect(renderSiteConfig(input)).toContain('    listen 8080 deferred;\n');
+    expect(renderSiteConfig({ ...input, deferredAccept: false })).toContain('    listen 8080;\n');
   });
 });

@@ -7,6 +7,12 @@ export interface SiteConfigInput {
   serverName: string;
   /** Also listen on `[::]:port`. */
   ipv6: boolean;
+  /**
+   * `listen … deferred` (Linux TCP_DEFER_ACCEPT): a connection is accepted once its request has arrived, so an
+   * nginx worker that is shutting down after a reload never holds a new connection without its request, which
+   * it would close (the client would see a reset).
+   */
+  deferredAccept: boolean;
   /** The pre-allocated HTTP and WS worker ports, and which of them have a live worker (the rest are `down`). */
   httpPorts: number[];
   wsPorts: number[];
@@ -26,6 +32,8 @@ export interface SiteConfigInput {
   adminEnabled?: boolean;
   clientMaxBodyBytes: number;
   logDir: string;
+  /** Requests per second and client address on `/api/` (burst ten times that); 0 = no limit. */
+  apiRatePerSecond: number;
 }
 
 const hostOf = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
@@ -59,7 +67,9 @@ export function renderSiteConfig(input: SiteConfigInput): string {
         proxy_set_header X-Cluster-Secret "";`;
   // A connect error means the request never reached the worker: retrying it elsewhere is safe for any method.
   // A timeout or a 502/503 after the request was sent is retried for idempotent methods only (nginx's default).
-  const nextUpstream = 'proxy_next_upstream error timeout http_502 http_503;\n        proxy_next_upstream_tries 3;';
+  // No try limit: with free slots marked down only by the manager's rewrite, a killed worker and not yet started
+  // ports can come before the live one, and every server is tried at most once per request anyway.
+  const nextUpstream = 'proxy_next_upstream error timeout http_502 http_503;';
   const auth = (location: string, methods: string) => `    location = ${location} {
         limit_except ${methods} { deny all; }
         limit_req zone=${zone}_auth burst=10 nodelay;
@@ -75,8 +85,7 @@ export function renderSiteConfig(input: SiteConfigInput): string {
 # Passive health check: max_fails=1 fail_timeout=5s; ports without a worker are marked down.
 # This file carries the manager secret: keep it mode 0640.
 
-limit_req_zone $binary_remote_addr zone=${zone}_api:10m rate=20r/s;
-limit_req_zone $binary_remote_addr zone=${zone}_auth:10m rate=5r/s;
+${input.apiRatePerSecond > 0 ? `limit_req_zone $binary_remote_addr zone=${zone}_api:10m rate=${input.apiRatePerSecond}r/s;\n` : ''}limit_req_zone $binary_remote_addr zone=${zone}_auth:10m rate=5r/s;
 limit_req_status 429;
 
 map $http_upgrade $${zone}_connection_upgrade {
@@ -99,8 +108,8 @@ ${input.wsPorts.map((port) => server(port, wsUp.has(port))).join('\n')}
 }
 
 server {
-    listen ${input.listenPort};
-${input.ipv6 ? `    listen [::]:${input.listenPort};\n` : ''}    server_name ${input.serverName};
+    listen ${input.listenPort}${input.deferredAccept ? ' deferred' : ''};
+${input.ipv6 ? `    listen [::]:${input.listenPort}${input.deferredAccept ? ' deferred' : ''};\n` : ''}    server_name ${input.serverName};
     access_log ${input.logDir}/${input.siteName}_access.log;
     error_log ${input.logDir}/${input.siteName}_error.log warn;
     server_tokens off;
@@ -125,8 +134,7 @@ ${input.ipv6 ? `    listen [::]:${input.listenPort};\n` : ''}    server_name ${i
     }
 
     location /api/ {
-        limit_req zone=${zone}_api burst=200 nodelay;
-        proxy_pass http://${zone}_http;
+${input.apiRatePerSecond > 0 ? `        limit_req zone=${zone}_api burst=${input.apiRatePerSecond * 10} nodelay;\n` : ''}        proxy_pass http://${zone}_http;
         ${proxyHeaders}
         ${nextUpstream}
     }

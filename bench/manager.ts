@@ -1,0 +1,239 @@
+/**
+ * Worker manager benchmark (issue 13): a real nginx in a temporary prefix in front of `tb workers start`, and
+ *   1. requests/s of GET /api/ping through nginx with 1, 2 and 4 HTTP workers (the scaling curve), p50/p99;
+ *   2. a rolling update of 4 workers under load: failed requests of a steady keep-alive client (goal 0) and what
+ *      wrk saw meanwhile (wrk does not retry, so it counts the idle keep-alive connections nginx closes at reloads);
+ *   3. time from `POST scale` to the new worker serving traffic through nginx.
+ * Run after `npm run build`: `node dist/bench/manager.js [--seconds 10]` (nginx at NGINX_BIN or /usr/sbin/nginx;
+ * the load generator is wrk when installed — `apt-get install wrk` — else a Node client).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { get } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePortRange } from '../test/support/free-ports.js';
+import { prepareNginx, steadyClient } from '../test/support/nginx-under-test.js';
+
+const SECRET = 'bench-secret-0123456789abcdefghij';
+const CONNECTIONS = 16;
+const argument = (name: string) =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+const seconds = Number(argument('--seconds')) || 10;
+const mainScript = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.js');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function tb(argv: string[], env: Record<string, string>): { code: number | null; out: string } {
+  const run = spawnSync(process.execPath, [mainScript, ...argv], { env: { PATH: process.env.PATH, ...env } });
+  return { code: run.status, out: `${run.stdout}${run.stderr}` };
+}
+
+interface Load {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  socketErrors: number;
+}
+
+const hasWrk = spawnSync('sh', ['-c', 'command -v wrk']).status === 0;
+
+function parseWrk(output: string): Load {
+  const milliseconds = (label: string) => {
+    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
+    return match ? Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[match[2]] : NaN;
+  };
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  return {
+    requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 0),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
+    p50: milliseconds('50'),
+    p99: milliseconds('99'),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+    socketErrors: socket ? socket.slice(1).reduce((total, value) => total + Number(value), 0) : 0,
+  };
+}
+
+/** wrk on GET /api/ping for `duration` seconds, or until `until` resolves (then SIGINT: wrk prints its totals). */
+function wrk(url: string, duration: number, until?: Promise<unknown>): Promise<Load> {
+  return new Promise((resolve) => {
+    const child = spawn('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', `${url}/api/ping`]);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    void until?.then(() => child.kill('SIGINT'));
+    child.once('close', () => resolve(parseWrk(output)));
+  });
+}
+
+/** The fallback load: a Node keep-alive client (it competes with the workers for the CPU). */
+async function nodeLoad(url: string, duration: number, until?: Promise<unknown>): Promise<Load> {
+  const started = performance.now();
+  const client = steadyClient(url, CONNECTIONS);
+  await (until ?? sleep(duration * 1000));
+  const outcome = await client.stop();
+  const elapsed = (performance.now() - started) / 1000;
+  return {
+    requests: outcome.ok,
+    rps: outcome.ok / elapsed,
+    p50: NaN,
+    p99: NaN,
+    non2xx: outcome.failed,
+    socketErrors: 0,
+  };
+}
+
+const load = (url: string, duration: number, until?: Promise<unknown>) =>
+  hasWrk ? wrk(url, duration, until) : nodeLoad(url, duration, until);
+
+/** Which worker answered through nginx (the HTTP worker's /health names itself), on a new connection. */
+function servedBy(url: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const req = get(`${url}/health`, { agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.once('end', () => {
+        try {
+          resolve((JSON.parse(text) as { worker_id?: string }).worker_id ?? null);
+        } catch {
+          resolve(null);
+        }
+      });
+    });
+    req.once('error', () => resolve(null));
+  });
+}
+
+async function main(): Promise<void> {
+  const nginx = await prepareNginx();
+  const env: Record<string, string> = {
+    PLATFORM_JWT_SECRET: SECRET,
+    DATA_DIR: join(nginx.prefix, 'data'),
+    ADMIN_UI_PASSWORD: 'bench-password',
+    HTTP_WORKERS: '1',
+    HTTP_WORKER_PORT: String(await freePortRange(8)),
+    WS_WORKER_PORT: String(await freePortRange(4)),
+    MANAGER_PORT: String(await freePortRange(1)),
+    NGINX_API_RATE: '0',
+    LOG_LEVEL: 'warn',
+    ...nginx.env,
+  };
+  for (const step of [['nginx-init'], ['nginx-config', '--write-htpasswd']]) {
+    const result = tb(['workers', ...step], env);
+    if (result.code !== 0) throw new Error(`tb workers ${step.join(' ')} failed:\n${result.out}`);
+  }
+  await nginx.start();
+  const manager = spawn(process.execPath, [mainScript, 'workers', 'start', '--no-ui'], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      manager.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Worker manager ready')) resolve();
+      });
+      manager.once('exit', (code) => reject(new Error(`the manager exited (${code}):\n${output}`)));
+    });
+    const state = JSON.parse(await readFile(join(env.DATA_DIR, 'manager.json'), 'utf8')) as {
+      api: string;
+      secret: string;
+    };
+    const api = async (path: string, body?: unknown) => {
+      const response = await fetch(`${state.api}/api/${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { 'x-cluster-secret': state.secret, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+      return response.json() as Promise<any>;
+    };
+    const httpIds = async () =>
+      ((await api('workers')) as { worker_id: string; type: string; state: string }[])
+        .filter((w) => w.type === 'http' && w.state === 'running')
+        .map((w) => w.worker_id);
+
+    const rows: [string, string, string][] = [];
+    const scaleTimes: number[] = [];
+    for (const count of [1, 2, 4]) {
+      const before = await httpIds();
+      if (before.length !== count) {
+        const started = performance.now();
+        const { started: ids } = (await api('scale', { type: 'http', count })) as { started: string[] };
+        // Until every new worker has answered a request through nginx.
+        const pending = new Set(ids);
+        while (pending.size) {
+          const id = await servedBy(nginx.url);
+          if (id) pending.delete(id);
+        }
+        scaleTimes.push(performance.now() - started);
+      }
+      await load(nginx.url, 2);
+      const result = await load(nginx.url, seconds);
+      rows.push([
+        `GET /api/ping through nginx, ${count} HTTP worker${count === 1 ? '' : 's'}`,
+        `${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`,
+        `${result.non2xx + result.socketErrors} errors of ${result.requests}`,
+      ]);
+    }
+
+    // A rolling update of the 4 workers while wrk and a steady keep-alive client send requests.
+    const steady = steadyClient(nginx.url, 4);
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const during = load(nginx.url, 600, finished);
+    await sleep(1000);
+    const updateStarted = performance.now();
+    await api('rolling-update', {});
+    let update: { state: string; replaced: unknown[]; errors: string[] };
+    do {
+      await sleep(200);
+      update = (await api('status')).rolling_update;
+    } while (update.state === 'running');
+    const updateSeconds = (performance.now() - updateStarted) / 1000;
+    await sleep(1000);
+    finish();
+    const [wrkDuring, client] = await Promise.all([during, steady.stop()]);
+    rows.push([
+      `rolling update of 4 workers (${update.state}, ${update.replaced.length} replaced)`,
+      `${updateSeconds.toFixed(1)} s`,
+      update.errors.join('; ') || 'no errors',
+    ]);
+    rows.push([
+      'steady client during the update (4 keep-alive loops)',
+      `${client.failed} failed of ${client.ok + client.failed}`,
+      `goal 0; ${client.retriedOnReusedConnection} resent after a reset on a reused connection`,
+    ]);
+    rows.push([
+      `${hasWrk ? 'wrk' : 'Node client'} during the update (${CONNECTIONS} connections)`,
+      `${wrkDuring.non2xx} non-2xx, ${wrkDuring.socketErrors} socket errors of ${wrkDuring.requests}`,
+      'wrk does not resend on a closed keep-alive connection',
+    ]);
+    rows.push([
+      'time from scale to every new worker serving via nginx',
+      scaleTimes.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ') + ' (1→2, 2→4)',
+      'start + first /health + nginx reload',
+    ]);
+    const width = Math.max(...rows.map((row) => row[0].length));
+    const resultWidth = Math.max(...rows.map((row) => row[1].length));
+    console.log(
+      `\nWorker manager benchmark — nginx ${nginx.url}, ${seconds} s per load, ${hasWrk ? `wrk -t2 -c${CONNECTIONS}` : 'Node client'}, node ${process.version}`,
+    );
+    console.log(`${'measure'.padEnd(width)} | ${'result'.padEnd(resultWidth)} | note`);
+    for (const [measure, result, note] of rows)
+      console.log(`${measure.padEnd(width)} | ${result.padEnd(resultWidth)} | ${note}`);
+  } finally {
+    if (manager.exitCode === null) {
+      const exited = new Promise((resolve) => manager.once('exit', resolve));
+      manager.kill('SIGTERM');
+      await exited;
+    }
+    await nginx.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
