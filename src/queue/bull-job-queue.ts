@@ -120,6 +120,15 @@ export class BullJobQueue implements JobQueue {
         createClient: (type) => (type === 'bclient' ? this.newConnection() : this.connection(type)),
       });
       queue.on('error', (error) => this.logger.warn(`Bull ${name}: ${error.message}`));
+      // Bull's process() names the blocking connection (CLIENT SETNAME) without awaiting or catching it, so a
+      // queue closed before that reply came rejected with "Connection is closed" that no one handled (seen as
+      // a failed test when a short-lived registry closed on MySQL + Redis). The name is cosmetic: keep the
+      // call, hear its failure.
+      const setWorkerName = queue.setWorkerName.bind(queue);
+      queue.setWorkerName = () =>
+        setWorkerName().catch((error: Error) => {
+          if (!this.closing) this.logger.warn(`Bull ${name}: naming the worker connection: ${error.message}`);
+        });
       this.queues.set(name, queue);
     }
     return queue;

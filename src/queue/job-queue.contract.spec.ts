@@ -433,4 +433,23 @@ describe.each(backends)('JobQueue contract: %s', (_engine, createBackend) => {
   it('passes its health check', async () => {
     await expect(queue.health()).resolves.toBeUndefined();
   });
+
+  it('closes right after a handler registers without leaving a rejection nobody hears', async () => {
+    // A process that lives for one request (a CLI call, a test) closes its queue while it still starts up.
+    const unheard: unknown[] = [];
+    const listen = (reason: unknown) => unheard.push(reason);
+    process.on('unhandledRejection', listen);
+    try {
+      for (let round = 0; round < 12; round += 1) {
+        const shortLived = backend.open();
+        shortLived.process(uniqueName('short-lived'), async () => undefined);
+        await sleep(round % 4);
+        await shortLived.close();
+      }
+      await sleep(300);
+    } finally {
+      process.off('unhandledRejection', listen);
+    }
+    expect(unheard.map((reason) => (reason as Error)?.message ?? String(reason))).toEqual([]);
+  });
 });
