@@ -203,7 +203,7 @@ async function main(): Promise<void> {
     rows.push([
       'steady client during the update (4 keep-alive loops)',
       `${client.failed} failed of ${client.ok + client.failed}`,
-      `goal 0; ${client.retriedOnReusedConnection} resent after a reset on a reused connection`,
+      `goal 0; resent once after a reset before any answer: ${client.retriedOnReusedConnection} on a reused, ${client.retriedOnNewConnection} on a new connection`,
     ]);
     rows.push([
       `${hasWrk ? 'wrk' : 'Node client'} during the update (${CONNECTIONS} connections)`,

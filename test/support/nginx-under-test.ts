@@ -122,16 +122,24 @@ function send(agent: Agent, url: URL, method: string, body?: string): Promise<{ 
 
 /**
  * A steady client: `concurrency` loops on keep-alive connections sending GET /api/ping and POST /api/client-logs
- * through nginx until stopped; counts every answer that is not 2xx and every network error. One case is retried,
- * as browsers and Node's documentation (`request.reusedSocket`) do: a reset on a *reused* keep-alive connection
- * before any answer — the server closed the idle connection as the request went out (nginx does so to its idle
- * client connections on every reload). Those retries are counted apart; a second failure is a failure.
+ * through nginx until stopped; counts every answer that is not 2xx and every network error. One case is resent,
+ * once, on a fresh connection: a reset (ECONNRESET/EPIPE) before any byte of an answer. nginx resets client
+ * connections that way when a reload retires its old worker process: an idle keep-alive connection closed as the
+ * request goes out (browsers and Node's documentation resend on a *reused* connection), and — rarely, and not
+ * settable in nginx 1.22 — a connection just accepted by the retiring process. Resends are counted apart, by
+ * kind; a second failure is a failure, and so is any answer that is not 2xx.
  */
 export function steadyClient(baseUrl: string, concurrency = 4) {
   let running = true;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const freshConnection = new Agent({ keepAlive: false });
-  const outcome = { ok: 0, failed: 0, retriedOnReusedConnection: 0, failures: [] as string[] };
+  const outcome = {
+    ok: 0,
+    failed: 0,
+    retriedOnReusedConnection: 0,
+    retriedOnNewConnection: 0,
+    failures: [] as string[],
+  };
   const once = async (post: boolean, label: string) => {
     const url = new URL(post ? '/api/client-logs' : '/api/ping', baseUrl);
     const body = post ? JSON.stringify([{ level: 'debug', message: label }]) : undefined;
@@ -139,11 +147,12 @@ export function steadyClient(baseUrl: string, concurrency = 4) {
       return await send(agent, url, post ? 'POST' : 'GET', body);
     } catch (error) {
       const { code, reusedSocket } = error as NodeJS.ErrnoException & { reusedSocket?: boolean };
-      if (!reusedSocket || (code !== 'ECONNRESET' && code !== 'EPIPE'))
+      if (code !== 'ECONNRESET' && code !== 'EPIPE')
         throw Object.assign(error as Error, {
           code: `${code ?? 'error'} (${reusedSocket ? 'reused' : 'new'} connection)`,
         });
-      outcome.retriedOnReusedConnection++;
+      if (reusedSocket) outcome.retriedOnReusedConnection++;
+      else outcome.retriedOnNewConnection++;
       // On a new connection: the agent's other idle connections may belong to the same closing nginx worker.
       return send(freshConnection, url, post ? 'POST' : 'GET', body).catch((again: NodeJS.ErrnoException) => {
         throw Object.assign(again, { code: `${again.code ?? 'error'} (resent on a new connection)` });

@@ -47,6 +47,12 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     } finally {
       await client.stop();
     }
+    // Resends after a reset at a reload stay rare: a drain or a sync that cut connections wholesale would not.
+    const { ok, retriedOnReusedConnection, retriedOnNewConnection } = client.outcome;
+    if (retriedOnReusedConnection + retriedOnNewConnection > Math.max(8, ok / 20))
+      client.outcome.failures.push(
+        `${retriedOnReusedConnection} + ${retriedOnNewConnection} resends after a reset for ${ok} answers`,
+      );
     // On a failure, show what nginx logged (its error log names the upstream or client event).
     if (client.outcome.failures.length) client.outcome.failures.push(`nginx error log:\n${await nginx.errorLog()}`);
     return client.outcome;
