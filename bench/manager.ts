@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePortRange } from '../test/support/free-ports.js';
 import { prepareNginx, steadyClient } from '../test/support/nginx-under-test.js';
+import { parseWrkOutput, wrkInstalled, type WrkFigures } from './support/wrk.js';
 
 const SECRET = 'bench-secret-0123456789abcdefghij';
 const CONNECTIONS = 16;
@@ -28,32 +29,9 @@ function tb(argv: string[], env: Record<string, string>): { code: number | null;
   return { code: run.status, out: `${run.stdout}${run.stderr}` };
 }
 
-interface Load {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  socketErrors: number;
-}
+type Load = WrkFigures;
 
-const hasWrk = spawnSync('sh', ['-c', 'command -v wrk']).status === 0;
-
-function parseWrk(output: string): Load {
-  const milliseconds = (label: string) => {
-    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
-    return match ? Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[match[2]] : NaN;
-  };
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
-  return {
-    requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 0),
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
-    p50: milliseconds('50'),
-    p99: milliseconds('99'),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
-    socketErrors: socket ? socket.slice(1).reduce((total, value) => total + Number(value), 0) : 0,
-  };
-}
+const hasWrk = wrkInstalled();
 
 /** wrk on GET /api/ping for `duration` seconds, or until `until` resolves (then SIGINT: wrk prints its totals). */
 function wrk(url: string, duration: number, until?: Promise<unknown>): Promise<Load> {
@@ -62,7 +40,7 @@ function wrk(url: string, duration: number, until?: Promise<unknown>): Promise<L
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     void until?.then(() => child.kill('SIGINT'));
-    child.once('close', () => resolve(parseWrk(output)));
+    child.once('close', () => resolve(parseWrkOutput(output)));
   });
 }
 

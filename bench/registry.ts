@@ -25,6 +25,7 @@ import { PublisherEntity } from '../src/modules/registry/entities/publisher.enti
 import { RegistryAccountEntity } from '../src/modules/registry/entities/registry-account.entity.js';
 import { JwtService } from '@nestjs/jwt';
 import { TokenVerifier } from '../src/auth/token-verifier.js';
+import { parseWrkOutput, wrkInstalled } from './support/wrk.js';
 
 const MIB = 1024 * 1024;
 const PACKAGES = 10_000;
@@ -208,8 +209,7 @@ async function wrkLoad(
   baseUrl: string,
   scriptDir: string,
 ): Promise<{ requests: number; rps: number; p50: number; p99: number; errors: number } | null> {
-  const which = spawnSync('sh', ['-c', 'command -v wrk']);
-  if (which.status !== 0) return null;
+  if (!wrkInstalled()) return null;
   const script = join(scriptDir, 'detail.lua');
   const names = Array.from({ length: PACKAGES }, (_, index) => `"${packageName(index)}"`).join(',');
   await writeFile(
@@ -221,21 +221,8 @@ async function wrkLoad(
       encoding: 'utf8',
     });
   run(2);
-  const output = run(seconds).stdout;
-  const milliseconds = (label: string) => {
-    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
-    if (!match) return NaN;
-    return Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[match[2]];
-  };
-  const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
-  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
-  return {
-    requests,
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
-    p50: milliseconds('50'),
-    p99: milliseconds('99'),
-    errors,
-  };
+  const { requests, rps, p50, p99, non2xx } = parseWrkOutput(run(seconds).stdout);
+  return { requests, rps, p50, p99, errors: non2xx };
 }
 
 async function writeBigZip(path: string): Promise<number> {

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { parseWrkOutput, wrkInstalled } from './support/wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -128,23 +129,12 @@ interface LoadFigures {
 }
 
 function wrkLoad(url: string): LoadFigures | null {
-  if (spawnSync('sh', ['-c', 'command -v wrk']).status !== 0) return null;
+  if (!wrkInstalled()) return null;
   const run = (duration: number) =>
     spawnSync('wrk', ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', url], { encoding: 'utf8' }).stdout;
   run(2);
-  const output = run(seconds);
-  const milliseconds = (label: string) => {
-    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
-    return match ? Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[match[2]] : NaN;
-  };
-  return {
-    requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 0),
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
-    p50: milliseconds('50'),
-    p99: milliseconds('99'),
-    errors: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
-    client: `wrk -t2 -c${connections}`,
-  };
+  const { requests, rps, p50, p99, non2xx } = parseWrkOutput(run(seconds));
+  return { requests, rps, p50, p99, errors: non2xx, client: `wrk -t2 -c${connections}` };
 }
 
 async function nodeLoad(url: string): Promise<LoadFigures> {
