@@ -9,7 +9,6 @@ import {
   ClusterRegistry,
   ManagerProcess,
   NginxProxyControl,
-  managerStatePath,
   processAlive,
   runningManager,
   type ManagerStateFile,
@@ -135,14 +134,12 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
   const nginx = await manager.proxy.status();
   io.out(`Worker manager ready (pid ${process.pid}), ${workers.length} worker(s):`);
   io.out(formatWorkers(workers));
-  io.out(
-    `Admin API: ${manager.apiUrl}/api (docs ${manager.apiUrl}/api/docs; X-Cluster-Secret in ${managerStatePath(config)})`,
-  );
+  // Never the secret itself in the output: only where it lives.
+  const secretSource = config.manager.clusterSecret
+    ? 'CLUSTER_SECRET'
+    : `the file ${join(config.dataDir, 'manager-secret')}`;
+  io.out(`Admin API: ${manager.apiUrl}/api (docs ${manager.apiUrl}/api/docs; X-Cluster-Secret: ${secretSource})`);
   if (ui) {
-    // Never the secret itself in the output: only where it lives.
-    const secretSource = config.manager.clusterSecret
-      ? 'CLUSTER_SECRET'
-      : `the file ${join(config.dataDir, 'manager-secret')}`;
     io.out(`Dashboard: ${manager.uiUrl} (opened directly it asks for the manager secret: ${secretSource})`);
   }
   io.out(
