@@ -632,6 +632,7 @@ export class ManagerProcess {
   private forget(id: string): void {
     this.manager.remove(id);
     this.metrics.delete(id);
+    this.readyAt.delete(id);
     const index = this.order.indexOf(id);
     if (index >= 0) this.order.splice(index, 1);
   }
