@@ -1,8 +1,9 @@
 /**
  * Worker manager benchmark (issue 13): a real nginx in a temporary prefix in front of `tb workers start`, and
  *   1. requests/s of GET /api/ping through nginx with 1, 2 and 4 HTTP workers (the scaling curve), p50/p99;
- *   2. a rolling update of 4 workers under load: failed requests of a steady keep-alive client (goal 0) and what
- *      wrk saw meanwhile (wrk does not retry, so it counts the idle keep-alive connections nginx closes at reloads);
+ *   2. a rolling update of 4 workers, then scaling 4 → 1 → 4, under load: failed requests of a steady keep-alive
+ *      client that resends nothing (goal 0), what wrk saw meanwhile (wrk resends nothing either), and whether nginx
+ *      was reloaded (its worker processes replaced; the manager reloads it for none of this);
  *   3. time from `POST scale` to the new worker serving traffic through nginx.
  * Run after `npm run build`: `node dist/bench/manager.js [--seconds 10]` (nginx at NGINX_BIN or /usr/sbin/nginx;
  * the load generator is wrk when installed — `apt-get install wrk` — else a Node client).
@@ -157,6 +158,7 @@ async function main(): Promise<void> {
     }
 
     // A rolling update of the 4 workers while wrk and a steady keep-alive client send requests.
+    const nginxWorkers = await nginx.workerPids();
     const steady = steadyClient(nginx.url, 4);
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -173,6 +175,10 @@ async function main(): Promise<void> {
     await sleep(1000);
     finish();
     const [wrkDuring, client] = await Promise.all([during, steady.stop()]);
+    const kinds = (outcome: { byKind: Record<string, number> }) =>
+      Object.entries(outcome.byKind)
+        .map(([kind, n]) => `${n}× ${kind}`)
+        .join(', ');
     rows.push([
       `rolling update of 4 workers (${update.state}, ${update.replaced.length} replaced)`,
       `${updateSeconds.toFixed(1)} s`,
@@ -181,17 +187,39 @@ async function main(): Promise<void> {
     rows.push([
       'steady client during the update (4 keep-alive loops)',
       `${client.failed} failed of ${client.ok + client.failed}`,
-      `goal 0; resent once after a reset before any answer: ${client.retriedOnReusedConnection} on a reused, ${client.retriedOnNewConnection} on a new connection`,
+      `goal 0; nothing resent${client.failed ? `: ${kinds(client)}` : ''}`,
     ]);
     rows.push([
       `${hasWrk ? 'wrk' : 'Node client'} during the update (${CONNECTIONS} connections)`,
       `${wrkDuring.non2xx} non-2xx, ${wrkDuring.socketErrors} socket errors of ${wrkDuring.requests}`,
-      'wrk does not resend on a closed keep-alive connection',
+      'nothing resent',
+    ]);
+
+    // Scaling down to one worker and back up while the steady client sends.
+    const scaling = steadyClient(nginx.url, 4);
+    await sleep(1000);
+    const scaleStarted = performance.now();
+    await api('scale', { type: 'http', count: 1 });
+    await sleep(1000);
+    await api('scale', { type: 'http', count: 4 });
+    const scaleSeconds = (performance.now() - scaleStarted) / 1000;
+    await sleep(1000);
+    const scaled = await scaling.stop();
+    rows.push([
+      'steady client while scaling 4 → 1 → 4',
+      `${scaled.failed} failed of ${scaled.ok + scaled.failed}`,
+      `goal 0; nothing resent; ${scaleSeconds.toFixed(1)} s${scaled.failed ? `: ${kinds(scaled)}` : ''}`,
+    ]);
+    const reloaded = (await nginx.workerPids()).join() !== nginxWorkers.join();
+    rows.push([
+      'nginx reloads during the update and the scaling',
+      reloaded ? 'reloaded' : '0',
+      'same nginx worker processes before and after',
     ]);
     rows.push([
       'time from scale to every new worker serving via nginx',
       scaleTimes.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ') + ' (1→2, 2→4)',
-      'start + first /health + nginx reload',
+      'start + first /health; nginx already lists the port',
     ]);
     const width = Math.max(...rows.map((row) => row[0].length));
     const resultWidth = Math.max(...rows.map((row) => row[1].length));

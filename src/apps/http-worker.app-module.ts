@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { Module, type DynamicModule, type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { BrokerModule } from '../broker/broker.module.js';
@@ -9,7 +10,13 @@ import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { HealthModule } from '../health/health.module.js';
-import { HttpWorkerModule, WorkerLifecycle, type HttpWorkerOptions } from '../modules/http-worker/index.js';
+import {
+  DRAIN_IDLE_CONNECTION_MS,
+  HttpWorkerModule,
+  WORKER_KEEP_ALIVE_TIMEOUT_MS,
+  WorkerLifecycle,
+  type HttpWorkerOptions,
+} from '../modules/http-worker/index.js';
 import { corsOriginRule } from '../modules/http-worker/cors-origins.js';
 import { ModsModule } from '../modules/mods/index.js';
 import { WorkerAuthModule } from '../modules/worker-auth/index.js';
@@ -98,9 +105,9 @@ export interface RunningHttpWorker {
   url: string;
   lifecycle: WorkerLifecycle;
   /**
-   * Graceful stop: `/health` turns 503, the listener takes no new connections, in-flight requests finish
-   * (at most `timeoutMs`, the configured DRAIN_TIMEOUT_SECONDS by default), then the app closes. Resolves
-   * true when every request finished in time.
+   * Graceful stop: `/health` turns 503, the listener takes no new connections, in-flight requests finish and
+   * idle connections are left for nginx to close (at most `timeoutMs` in all, the configured DRAIN_TIMEOUT_SECONDS
+   * by default), then the app closes. Resolves true when every request finished in time.
    */
   drain(timeoutMs?: number): Promise<boolean>;
 }
@@ -117,6 +124,11 @@ export async function startHttpWorkerApp(
   });
   const lifecycle = app.get(WorkerLifecycle);
   app.use(lifecycle.track);
+  const server = app.getHttpServer() as Server;
+  lifecycle.watch(server);
+  // nginx closes idle upstream connections first (upstream-keep-alive.ts); headers may take as long.
+  server.keepAliveTimeout = WORKER_KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = WORKER_KEEP_ALIVE_TIMEOUT_MS + 1000;
   const url = await listen(app, { host: config.httpWorker.host, port: config.httpWorker.basePort }, 'HttpWorker');
   let draining: Promise<boolean> | null = null;
   return {
@@ -131,11 +143,16 @@ export async function startHttpWorkerApp(
 }
 
 async function drainApp(app: INestApplication, lifecycle: WorkerLifecycle, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
   lifecycle.startDraining();
   const server = app.getHttpServer() as Server;
-  // No new connections; idle keep-alive connections close now, busy ones after their answer (Connection: close).
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Stop listening, nothing more: a refused connect sends nginx to the next worker. (http.Server's own close also
+  // closes idle connections, among them one nginx has just opened whose request has not arrived: nginx would see
+  // it reset after sending, and does not resend a POST then.)
+  const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
   const finished = await lifecycle.whenIdle(timeoutMs);
+  // Busy connections close after their answer (Connection: close); idle ones once nginx has dropped them.
+  await lifecycle.whenConnectionsQuiet(DRAIN_IDLE_CONNECTION_MS, Math.max(0, deadline - Date.now()));
   await app.close();
   await closed;
   return finished;

@@ -111,9 +111,8 @@ export async function runNginxSubcommand(sub: string, argv: string[], io: Comman
       ok(`site config kept: ${paths.sitePath} (exists; --force rewrites it)`);
     } else {
       const secret = await loadManagerSecret(config.dataDir, config.manager.clusterSecret);
-      ok(
-        `site config written: ${await writeSite(config, siteInputFor(config, secret, await liveState(config)))} (mode 0640)`,
-      );
+      const written = await writeSite(config, siteInputFor(config, secret, await liveState(config)));
+      ok(`site config written: ${written.path} (mode 0640${written.changed ? '' : ', unchanged'})`);
     }
     if (!binary) {
       bad('nginx is not installed: the config was written but not tested');
@@ -141,18 +140,10 @@ async function patchMainConfigDryRun(config: PlatformConfig): Promise<'present' 
 }
 
 /**
- * The running manager's view (its state file): the ports with a live worker and the port its API listens on, so a
- * rewrite under a running manager does not send traffic to free slots. Without a manager every slot is listed up.
+ * The running manager's view (its state file): the port its API listens on, which may be past MANAGER_PORT when
+ * that was taken. Which workers run does not matter: the site lists every pre-allocated port.
  */
-async function liveState(
-  config: PlatformConfig,
-): Promise<{ httpUp?: number[]; wsUp?: number[]; managerPort?: number }> {
+async function liveState(config: PlatformConfig): Promise<{ managerPort?: number }> {
   const state = await runningManager(config);
-  if (!state) return {};
-  const live = state.workers.filter((w) => w.state !== 'stopped' && w.state !== 'failed');
-  return {
-    httpUp: live.filter((w) => w.type === 'http').map((w) => w.port),
-    wsUp: live.filter((w) => w.type === 'ws').map((w) => w.port),
-    managerPort: state.api ? Number(new URL(state.api).port) : undefined,
-  };
+  return state?.api ? { managerPort: Number(new URL(state.api).port) } : {};
 }

@@ -144,7 +144,7 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
   }
   io.out(
     nginx.configured
-      ? `nginx: ${nginx.version ?? 'installed'}, site ${nginx.site_path} (reloaded on scale and rolling update)`
+      ? `nginx: ${nginx.version ?? 'installed'}, site ${nginx.site_path} (lists every worker port: scaling and rolling updates reload nothing)`
       : nginx.installed
         ? 'nginx: installed but not set up for this manager (tb workers nginx-config; docs/workers.md)'
         : 'nginx: not installed — the workers are reached on their own ports (docs/workers.md § nginx)',

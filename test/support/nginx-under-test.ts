@@ -26,6 +26,8 @@ export interface NginxUnderTest {
   start(): Promise<void>;
   stop(): Promise<void>;
   errorLog(): Promise<string>;
+  /** The master's worker processes (Linux /proc): a reload replaces every one, so equal lists mean no reload. */
+  workerPids(): Promise<number[]>;
 }
 
 export async function prepareNginx(): Promise<NginxUnderTest> {
@@ -85,6 +87,11 @@ http {
       }
       await rm(prefix, { recursive: true, force: true });
     },
+    async workerPids() {
+      const master = Number((await readFile(join(prefix, 'nginx.pid'), 'utf8')).trim());
+      const children = await readFile(`/proc/${master}/task/${master}/children`, 'utf8');
+      return children.split(/\s+/).filter(Boolean).map(Number).sort();
+    },
     errorLog: async () => {
       const logs = await readdir(join(prefix, 'logs')).catch(() => []);
       const texts = await Promise.all(
@@ -95,7 +102,7 @@ http {
   };
 }
 
-/** One request on a keep-alive agent: status, body and whether it went out on a reused connection. */
+/** One request on a keep-alive agent: status and body; a network error says whether the connection was reused. */
 function send(agent: Agent, url: URL, method: string, body?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -120,62 +127,39 @@ function send(agent: Agent, url: URL, method: string, body?: string): Promise<{ 
   });
 }
 
+/** Failures kept word for word; past this many only their kinds are counted. */
+const FAILURES_KEPT = 20;
+
 /**
  * A steady client: `concurrency` loops on keep-alive connections sending GET /api/ping and POST /api/client-logs
- * through nginx until stopped; counts every answer that is not 2xx and every network error. One case is resent,
- * once, on a fresh connection: a reset (ECONNRESET/EPIPE) before any byte of an answer. nginx resets client
- * connections that way when a reload retires its old worker process: an idle keep-alive connection closed as the
- * request goes out (browsers and Node's documentation resend on a *reused* connection), and — rarely, and not
- * settable in nginx 1.22 — a connection just accepted by the retiring process. Resends are counted apart, by
- * kind; a second failure is a failure, and so is any answer that is not 2xx.
+ * through nginx until stopped. Nothing is resent: every network error (a reset, EPIPE…) and every answer that is
+ * not 2xx is a failure, counted by kind (`GET ECONNRESET (reused connection)`, `POST 502`) in `byKind`, the first
+ * ones kept whole in `failures`.
  */
 export function steadyClient(baseUrl: string, concurrency = 4) {
   let running = true;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const freshConnection = new Agent({ keepAlive: false });
-  const outcome = {
-    ok: 0,
-    failed: 0,
-    retriedOnReusedConnection: 0,
-    retriedOnNewConnection: 0,
-    failures: [] as string[],
-  };
-  const once = async (post: boolean, label: string) => {
-    const url = new URL(post ? '/api/client-logs' : '/api/ping', baseUrl);
-    const body = post ? JSON.stringify([{ level: 'debug', message: label }]) : undefined;
-    try {
-      return await send(agent, url, post ? 'POST' : 'GET', body);
-    } catch (error) {
-      const { code, reusedSocket } = error as NodeJS.ErrnoException & { reusedSocket?: boolean };
-      if (code !== 'ECONNRESET' && code !== 'EPIPE')
-        throw Object.assign(error as Error, {
-          code: `${code ?? 'error'} (${reusedSocket ? 'reused' : 'new'} connection)`,
-        });
-      if (reusedSocket) outcome.retriedOnReusedConnection++;
-      else outcome.retriedOnNewConnection++;
-      // On a new connection: the agent's other idle connections may belong to the same closing nginx worker.
-      return send(freshConnection, url, post ? 'POST' : 'GET', body).catch((again: NodeJS.ErrnoException) => {
-        throw Object.assign(again, { code: `${again.code ?? 'error'} (resent on a new connection)` });
-      });
-    }
+  const outcome = { ok: 0, failed: 0, byKind: {} as Record<string, number>, failures: [] as string[] };
+  const fail = (kind: string, detail: string) => {
+    outcome.failed++;
+    outcome.byKind[kind] = (outcome.byKind[kind] ?? 0) + 1;
+    if (outcome.failures.length < FAILURES_KEPT) outcome.failures.push(`${kind}${detail ? ` ${detail}` : ''}`);
   };
   const loop = async (index: number) => {
     let n = 0;
     while (running) {
       n++;
       const post = (n + index) % 2 === 0;
+      const method = post ? 'POST' : 'GET';
+      const url = new URL(post ? '/api/client-logs' : '/api/ping', baseUrl);
+      const body = post ? JSON.stringify([{ level: 'debug', message: `steady ${index}/${n}` }]) : undefined;
       try {
-        const response = await once(post, `steady ${index}/${n}`);
+        const response = await send(agent, url, method, body);
         if (response.status >= 200 && response.status < 300) outcome.ok++;
-        else {
-          outcome.failed++;
-          outcome.failures.push(`${post ? 'POST' : 'GET'} ${response.status} ${response.body.slice(0, 200)}`);
-        }
+        else fail(`${method} ${response.status}`, response.body.slice(0, 200));
       } catch (error) {
-        outcome.failed++;
-        outcome.failures.push(
-          `${post ? 'POST' : 'GET'} ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-        );
+        const { code, message, reusedSocket } = error as NodeJS.ErrnoException & { reusedSocket?: boolean };
+        fail(`${method} ${code ?? 'error'} (${reusedSocket ? 'reused' : 'new'} connection)`, code ? '' : message);
       }
     }
   };
@@ -186,7 +170,6 @@ export function steadyClient(baseUrl: string, concurrency = 4) {
       running = false;
       await Promise.all(loops);
       agent.destroy();
-      freshConnection.destroy();
       return outcome;
     },
   };

@@ -1,11 +1,14 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
 /**
- * The worker's life: requests in flight, and the drain that SIGTERM starts (`/health` answers 503, every
- * answer carries `Connection: close`, the listener takes no new connections, in-flight requests finish).
+ * The worker's life: requests in flight, open connections, and the drain that SIGTERM starts (`/health` answers
+ * 503, every answer carries `Connection: close`, the listener takes no new connections, in-flight requests finish,
+ * idle connections are left to nginx to close).
  */
 @Injectable()
 export class WorkerLifecycle {
@@ -13,6 +16,8 @@ export class WorkerLifecycle {
   private drainingSince: number | null = null;
   private inFlightCount = 0;
   private idleWaiters: Array<() => void> = [];
+  /** Each open connection: the answer it is busy with, or since when it has been idle (accepted or answered). */
+  private readonly connections = new Map<Socket, ServerResponse | number>();
 
   constructor(
     @Inject(HTTP_WORKER_OPTIONS) options: HttpWorkerOptions,
@@ -36,7 +41,6 @@ export class WorkerLifecycle {
   readonly track = (_request: Request, response: Response, next: NextFunction): void => {
     this.inFlightCount += 1;
     const started = performance.now();
-    if (this.draining) response.setHeader('Connection', 'close');
     // `close` follows every response, finished or cut off (one listener keeps the hot path light).
     response.once('close', () => {
       this.metrics.record(response.writableFinished ? response.statusCode : 499, performance.now() - started);
@@ -46,8 +50,47 @@ export class WorkerLifecycle {
     next();
   };
 
+  /**
+   * Watches the worker's HTTP server (before it listens): its open connections and, once draining,
+   * `Connection: close` on every answer — also those given before the Express middleware (a CORS preflight, a
+   * 414) — so each connection nginx uses during a drain closes after its answer.
+   */
+  watch(server: Server): void {
+    server.on('connection', (socket: Socket) => {
+      this.connections.set(socket, Date.now());
+      socket.once('close', () => this.connections.delete(socket));
+    });
+    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+      const socket = request.socket;
+      this.connections.set(socket, response);
+      if (this.draining) response.setHeader('Connection', 'close');
+      response.once('close', () => {
+        if (this.connections.get(socket) === response) this.connections.set(socket, Date.now());
+      });
+    });
+  }
+
   startDraining(): void {
     this.drainingSince ??= Date.now();
+    // Answers in progress whose headers are not out yet close their connection too.
+    for (const state of this.connections.values())
+      if (typeof state !== 'number' && !state.headersSent) state.setHeader('Connection', 'close');
+  }
+
+  /**
+   * Resolves true once every open connection has been idle for `idleMs` (nginx has closed it by then, or it is
+   * not nginx's), false when `timeoutMs` passes first. Closing a connection nginx may still send on would cost a
+   * POST: nginx does not resend one whose request went out (upstream-keep-alive.ts).
+   */
+  async whenConnectionsQuiet(idleMs: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const now = Date.now();
+      const quiet = [...this.connections.values()].every((state) => typeof state === 'number' && now - state >= idleMs);
+      if (quiet) return true;
+      if (now >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, deadline - now)));
+    }
   }
 
   /** Resolves true once no request is in flight, false when `timeoutMs` passes first. */

@@ -18,6 +18,8 @@ export interface ProxyReloadResult {
   notRunning?: boolean;
   /** The reload is complete: new nginx workers run and every old one has exited. */
   handedOver?: boolean;
+  /** The site config already said this: nothing was written and nginx was not reloaded. */
+  unchanged?: boolean;
 }
 
 /** A host:port that nginx lists as a `backup` server of the HTTP upstream (a healthy remote worker). */
@@ -30,10 +32,13 @@ export interface ProxyControl {
   status(): Promise<ProxyStatus>;
   /** `nginx -t`, then `nginx -s reload`. */
   reload(): Promise<ProxyReloadResult>;
-  /** Rewrites the site config with these backup servers, then reloads. */
+  /** Rewrites the site config with these backup servers; reloads when that changed the file. */
   rewrite(backups: BackupServer[]): Promise<ProxyReloadResult>;
-  /** Rewrites the site config so only these ports get traffic (the rest are `down`), then reloads. */
-  sync(live: { httpUp: number[]; wsUp: number[] }): Promise<ProxyReloadResult>;
+  /**
+   * Rewrites the site config from what the manager knows (its port, the backups); reloads only when that changed
+   * the file. Which workers run never changes it: every pre-allocated port is listed up (site-config.ts).
+   */
+  sync(): Promise<ProxyReloadResult>;
 }
 
 /** No reverse proxy set up: workers are reached on their own ports. */

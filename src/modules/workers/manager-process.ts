@@ -20,6 +20,7 @@ import type { ClusterSummary } from './cluster/cluster-registry.js';
 import { loadManagerSecret } from './manager-secret.js';
 import { lowestFreePort, portRange } from './ports.js';
 import { collectWorkerMetrics, type WorkerMetricsView } from './metrics-collector.js';
+import { PROXY_FAIL_TIMEOUT_SECONDS } from './nginx/site-config.js';
 
 /** What `DATA_DIR/manager.json` (mode 0600) holds: how the other `tb workers` commands find the manager. */
 export interface ManagerStateFile {
@@ -122,8 +123,11 @@ export interface RollingUpdateState {
   errors: string[];
 }
 
-/** When a reload's hand-over is not confirmed, old nginx workers get this long to stop taking requests. */
-const PROXY_HANDOVER_MS = 1_000;
+/**
+ * nginx keeps a failure's time in whole seconds and retries a port once more than `fail_timeout` seconds have passed:
+ * 5 to 6 s after the refusal; past the margin a worker ready since then surely gets requests again.
+ */
+const FAIL_TIMEOUT_MARGIN_MS = 1_500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -146,6 +150,8 @@ export class ManagerProcess {
   private readonly startedAt = new Date().toISOString();
   private readonly metrics = new Map<string, WorkerMetricsView>();
   private readonly order: string[] = [];
+  /** When each worker last became ready (listening and healthy). */
+  private readonly readyAt = new Map<string, number>();
   private stateTimer: NodeJS.Timeout | undefined;
   private metricsTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -273,7 +279,7 @@ export class ManagerProcess {
   /** Stops one worker (graceful: it drains first); the entry stays, `stopped`. */
   async stopWorker(id: string, graceful = true): Promise<WorkerRecord> {
     const worker = this.require(id);
-    await this.syncProxy([id]);
+    if (graceful) await this.untilAnotherWorkerServes([id]);
     if (!graceful) {
       const pid = worker.pid;
       if (pid) process.kill(pid, 'SIGKILL');
@@ -284,11 +290,14 @@ export class ManagerProcess {
     return this.manager.get(id)!;
   }
 
-  /** Stop (nginx stops sending first, it drains), wait the restart delay, start again with the same id and port. */
+  /**
+   * Stop (it drains: stops listening, so nginx sends new requests to the other workers), wait the restart delay,
+   * start again with the same id and port.
+   */
   async restartWorker(id: string): Promise<WorkerRecord> {
     const worker = this.require(id);
     if (worker.state !== 'stopped' && worker.state !== 'failed') {
-      await this.syncProxy([id]);
+      await this.untilAnotherWorkerServes([id]);
       await this.manager.stopWorker(id);
     }
     await sleep(this.config.manager.restartDelaySeconds * 1000);
@@ -323,7 +332,7 @@ export class ManagerProcess {
       });
     } else if (count < live.length) {
       const retired = live.slice(count).reverse();
-      await this.syncProxy(retired.map((worker) => worker.worker_id));
+      await this.untilAnotherWorkerServes(retired.map((worker) => worker.worker_id));
       await Promise.all(
         retired.map(async (worker) => {
           await this.manager.stopWorker(worker.worker_id, { draining: true });
@@ -366,7 +375,9 @@ export class ManagerProcess {
 
   /**
    * The seed's order, per HTTP worker of the snapshot: start a new one on the next free pre-allocated port; wait;
-   * `GET /health` (not 200 → stop the new one, keep the old, report it); reload nginx; the old one drains and stops.
+   * `GET /health` (not 200 → stop the new one, keep the old, report it); update nginx; the old one drains and stops.
+   * "Update nginx" reloads it only when the site file changed, which a worker change never does: nginx already
+   * lists the new port and finds the old one refusing connections once it drains (docs/workers.md § nginx).
    */
   private async rollingUpdate(state: RollingUpdateState, snapshot: string[]): Promise<void> {
     const waitMs = this.config.manager.rollingWaitSeconds * 1000;
@@ -405,8 +416,9 @@ export class ManagerProcess {
         state.done += 1;
         continue;
       }
-      state.step = `reloading the proxy for ${spec.id}`;
-      await this.syncProxy([oldId]);
+      state.step = `updating the proxy for ${spec.id}`;
+      await this.syncProxy();
+      await this.untilAnotherWorkerServes([oldId]);
       state.step = `draining ${oldId}`;
       await this.manager.stopWorker(oldId, { draining: true });
       this.forget(oldId);
@@ -422,8 +434,8 @@ export class ManagerProcess {
 
   /**
    * Restart everything, one worker at a time so the others keep serving through nginx: each one (failed ones too,
-   * the seed's fix for "all workers unhealthy") is taken out of nginx, drains and stops, waits the restart delay
-   * and starts again with its id and port. With a single HTTP worker there is a gap; `update` has none.
+   * the seed's fix for "all workers unhealthy") drains and stops, waits the restart delay and starts again with
+   * its id and port. With a single HTTP worker there is a gap; `update` has none.
    */
   async restartAll(): Promise<{ status: 'ok'; workers: WorkerRecord[] }> {
     this.assertRunning();
@@ -524,20 +536,17 @@ export class ManagerProcess {
   }
 
   /**
-   * Points nginx at the live workers minus `retiring` (their ports become `down`) and reloads it, then gives the
-   * old nginx workers a moment to hand over, so no new request reaches a worker that is about to drain.
+   * Rewrites the nginx site from the manager's state and reloads nginx only when the file changed (its port, the
+   * cluster backups). Workers starting and stopping change nothing there: a reload would make nginx's retiring
+   * processes reset client connections, so none happens for scaling, restarts or rolling updates.
    */
-  async syncProxy(retiring: string[] = []): Promise<void> {
+  async syncProxy(): Promise<void> {
     const status = await this.proxyStatus();
     if (!status.configured) return;
-    const live = this.live().filter((w) => !retiring.includes(w.worker_id));
-    const result = await this.proxy.sync({
-      httpUp: live.filter((w) => w.type === 'http').map((w) => w.port),
-      wsUp: live.filter((w) => w.type === 'ws').map((w) => w.port),
-    });
-    this.options.log(`manager: nginx ${result.ok ? 'synced' : `sync failed: ${result.message}`}`);
-    // Unconfirmed (no /proc, or old nginx workers still busy): give the master a moment to switch over.
-    if (retiring.length && result.ok && !result.handedOver) await sleep(PROXY_HANDOVER_MS);
+    const result = await this.proxy.sync();
+    this.options.log(
+      `manager: nginx ${result.unchanged ? 'config unchanged' : result.ok ? 'reloaded' : `sync failed: ${result.message}`}`,
+    );
   }
 
   async rewriteProxy(backups: BackupServer[]) {
@@ -592,6 +601,22 @@ export class ManagerProcess {
     await Promise.all(specs.map((spec) => this.launch(spec)));
   }
 
+  /**
+   * Before HTTP workers stop: waits until another live HTTP worker has been ready for nginx's `fail_timeout`. nginx
+   * tries free and restarting ports now and then and skips one that refused for that long, so a worker that has
+   * just come up may not get traffic yet; stopping the last one nginx sends to would leave it none (502). Without
+   * nginx set up, or without another HTTP worker (or a WS worker stopping), there is nothing to wait for.
+   */
+  private async untilAnotherWorkerServes(stopping: string[]): Promise<void> {
+    if (!stopping.some((id) => this.manager.get(id)?.type === 'http')) return;
+    if (!(await this.proxyStatus()).configured) return;
+    const others = this.live('http').filter((w) => w.state === 'running' && !stopping.includes(w.worker_id));
+    if (!others.length) return;
+    const earliest = Math.min(...others.map((w) => this.readyAt.get(w.worker_id) ?? 0));
+    const wait = earliest + PROXY_FAIL_TIMEOUT_SECONDS * 1000 + FAIL_TIMEOUT_MARGIN_MS - Date.now();
+    if (wait > 0) await sleep(wait);
+  }
+
   private launch(spec: WorkerSpec): Promise<void> {
     if (!this.order.includes(spec.id)) this.order.push(spec.id);
     return this.manager.startWorker(spec);
@@ -607,6 +632,7 @@ export class ManagerProcess {
   private forget(id: string): void {
     this.manager.remove(id);
     this.metrics.delete(id);
+    this.readyAt.delete(id);
     const index = this.order.indexOf(id);
     if (index >= 0) this.order.splice(index, 1);
   }
@@ -638,6 +664,7 @@ export class ManagerProcess {
   }
 
   private onEvent(event: WorkerManagerEvent): void {
+    if (event.type === 'worker-ready') this.readyAt.set(event.worker_id, Date.now());
     const { type, ...details } = event;
     this.options.log(`manager: ${type} ${JSON.stringify(details)}`);
     void this.writeState();

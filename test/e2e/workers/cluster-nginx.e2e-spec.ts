@@ -50,9 +50,18 @@ describe.each(backends())('cluster backups in a real nginx ($name)', (backend) =
 
   it('lists the joined node’s healthy HTTP worker as a backup server and reloads nginx', async () => {
     expect(await site()).not.toContain('backup;');
+    const nginxWorkers = await nginx.workerPids();
     await local.json('/api/cluster/join', { body: { host: '127.0.0.1', port: Number(new URL(remote.api).port) } });
     const text = await eventually(site, (config) => config.includes(backupLine()), 10_000);
     expect(text).toContain(backupLine());
+    // The file changed, so nginx was reloaded: none of its worker processes is left.
+    const reloaded = await eventually(
+      () => nginx.workerPids(),
+      (pids) => pids.length > 0 && pids.every((pid) => !nginxWorkers.includes(pid)),
+      10_000,
+    );
+    expect(reloaded.length).toBeGreaterThan(0);
+    expect(reloaded.filter((pid) => nginxWorkers.includes(pid))).toEqual([]);
   });
 
   it('sends the traffic to the backup once no local HTTP worker is left', async () => {

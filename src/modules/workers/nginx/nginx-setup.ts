@@ -91,7 +91,7 @@ export function nginxArgs(config: PlatformConfig): string[] {
 export function siteInputFor(
   config: PlatformConfig,
   secret: string,
-  state: { httpUp?: number[]; wsUp?: number[]; backups?: BackupServer[]; managerPort?: number } = {},
+  state: { backups?: BackupServer[]; managerPort?: number } = {},
 ): SiteConfigInput {
   const range = (base: number, slots: number) => Array.from({ length: slots }, (_, index) => base + index);
   return {
@@ -102,8 +102,6 @@ export function siteInputFor(
     deferredAccept: process.platform === 'linux',
     httpPorts: range(config.httpWorker.basePort, config.manager.httpPortSlots),
     wsPorts: range(config.wsWorker.basePort, config.manager.wsPortSlots),
-    httpUp: state.httpUp,
-    wsUp: state.wsUp,
     workerHost: config.httpWorker.host,
     backups: state.backups ?? [],
     registry: { host: config.registry.host, port: config.registry.port },
@@ -117,22 +115,33 @@ export function siteInputFor(
   };
 }
 
-/** Writes the site file (0640: it carries the manager secret) atomically and enables it with the symlink. */
-export async function writeSite(config: PlatformConfig, input: SiteConfigInput): Promise<string> {
+/**
+ * Writes the site file (0640: it carries the manager secret) atomically and enables it with the symlink. A file
+ * that already holds this text is left alone and `changed` is false: there is nothing for nginx to reload.
+ */
+export async function writeSite(
+  config: PlatformConfig,
+  input: SiteConfigInput,
+): Promise<{ path: string; changed: boolean }> {
   const paths = nginxPaths(config);
   await mkdir(paths.availableDir, { recursive: true });
   await mkdir(paths.enabledDir, { recursive: true });
-  const temporary = `${paths.sitePath}.tmp-${process.pid}`;
   const adminEnabled = await exists(paths.htpasswdPath);
-  await writeFile(temporary, renderSiteConfig({ ...input, adminEnabled }), { mode: 0o640 });
-  await chmod(temporary, 0o640);
-  await rename(temporary, paths.sitePath);
+  const text = renderSiteConfig({ ...input, adminEnabled });
+  const current = await readFile(paths.sitePath, 'utf8').catch(() => null);
+  const changed = current !== text;
+  if (changed) {
+    const temporary = `${paths.sitePath}.tmp-${process.pid}`;
+    await writeFile(temporary, text, { mode: 0o640 });
+    await chmod(temporary, 0o640);
+    await rename(temporary, paths.sitePath);
+  }
   const linked = await lstat(paths.enabledPath).then(
     () => true,
     () => false,
   );
   if (!linked) await symlink(paths.sitePath, paths.enabledPath);
-  return paths.sitePath;
+  return { path: paths.sitePath, changed };
 }
 
 /** `admin:<apr1 hash>` from ADMIN_UI_PASSWORD, mode 0640. */
@@ -198,8 +207,7 @@ export async function testConfig(config: PlatformConfig, binary: string): Promis
 /**
  * `nginx -t`, then `nginx -s reload` (a graceful reload: old nginx workers finish their requests), then waits —
  * at most `handoverTimeoutMs` — until the master runs new workers and the old ones have exited: `-s reload`
- * only sends a signal, and until the old workers are gone they may still use their pooled connections to a
- * worker the new config marks `down`.
+ * only sends a signal, and until the old workers are gone they still route by the old config.
  */
 export async function testAndReload(
   config: PlatformConfig,
@@ -267,12 +275,13 @@ const NOT_RUNNING = /invalid PID number|No such process|open\(\) ".*\.pid" faile
 
 /**
  * nginx for a running manager: set up when the binary exists and the site file was written (`nginx-config`).
- * The manager calls `sync` with its live ports before it retires a worker and after it starts one.
+ * The manager calls `sync` at start and around scaling and rolling updates; the site lists every pre-allocated port
+ * whatever runs on it, so only a new manager port or new cluster backups change the file, and nginx is reloaded
+ * only then.
  */
 export class NginxProxyControl implements ProxyControl {
   private managerPort: number | undefined;
   private backups: BackupServer[] = [];
-  private live: { httpUp?: number[]; wsUp?: number[] } = {};
 
   constructor(
     private readonly config: PlatformConfig,
@@ -305,8 +314,7 @@ export class NginxProxyControl implements ProxyControl {
     return testAndReload(this.config, this.binary);
   }
 
-  async sync(live: { httpUp: number[]; wsUp: number[] }): Promise<ProxyReloadResult> {
-    this.live = live;
+  sync(): Promise<ProxyReloadResult> {
     return this.rewriteAndReload();
   }
 
@@ -317,10 +325,11 @@ export class NginxProxyControl implements ProxyControl {
 
   private async rewriteAndReload(): Promise<ProxyReloadResult> {
     if (!(await this.status()).configured) return { ok: false, message: 'nginx is not set up for this manager' };
-    await writeSite(
+    const { changed } = await writeSite(
       this.config,
-      siteInputFor(this.config, this.secret, { ...this.live, backups: this.backups, managerPort: this.managerPort }),
+      siteInputFor(this.config, this.secret, { backups: this.backups, managerPort: this.managerPort }),
     );
+    if (!changed) return { ok: true, unchanged: true, message: 'site config unchanged, nginx not reloaded' };
     return this.reload();
   }
 }

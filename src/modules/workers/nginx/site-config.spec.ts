@@ -1,3 +1,8 @@
+import {
+  DRAIN_IDLE_CONNECTION_MS,
+  PROXY_UPSTREAM_IDLE_SECONDS,
+  WORKER_KEEP_ALIVE_TIMEOUT_MS,
+} from '../../http-worker/upstream-keep-alive.js';
 import { renderSiteConfig, type SiteConfigInput } from './site-config.js';
 
 const input: SiteConfigInput = {
@@ -28,10 +33,19 @@ describe('renderSiteConfig', () => {
     expect(text).toContain('keepalive 64;');
   });
 
-  it('marks ports without a live worker down, so nginx sends nothing to a worker being retired', () => {
-    const text = renderSiteConfig({ ...input, httpUp: [8000, 8002] });
-    expect(text).toContain('server 127.0.0.1:8001 max_fails=1 fail_timeout=5s down;');
-    expect(text).toContain('server 127.0.0.1:8002 max_fails=1 fail_timeout=5s;');
+  it('marks no port down: a port without a worker refuses the connect and nginx tries the next one', () => {
+    const text = renderSiteConfig(input);
+    expect(text).not.toMatch(/\bdown;/);
+    const upstreams = text.match(/server 127\.0\.0\.1:\d+ max_fails=1 fail_timeout=5s;/g)!;
+    expect(upstreams).toHaveLength(input.httpPorts.length + input.wsPorts.length);
+    expect(text).toMatch(/location \/api\/ \{[^}]*proxy_next_upstream error /);
+  });
+
+  it('closes idle worker connections sooner than the workers do, so nginx never sends on one a worker closed', () => {
+    const text = renderSiteConfig(input);
+    expect(text).toMatch(/upstream toolbox_http \{[^}]*keepalive_timeout 4s;/);
+    expect(PROXY_UPSTREAM_IDLE_SECONDS * 1000).toBeLessThan(WORKER_KEEP_ALIVE_TIMEOUT_MS);
+    expect(DRAIN_IDLE_CONNECTION_MS).toBeGreaterThan(PROXY_UPSTREAM_IDLE_SECONDS * 1000);
   });
 
   it('adds healthy remote workers as backup servers', () => {
