@@ -144,23 +144,33 @@ export class Fts5SearchEngine implements SearchEngine {
   }
 
   async suggest(query: EngineSuggest): Promise<string[]> {
-    const sources: string[] = [];
+    const visible = visibleSql('d', query.viewerPublisherId);
+    const order = 'ORDER BY d.total_downloads DESC, d.name_lower ASC LIMIT ?';
+    const branches: string[] = [];
     const parameters: Array<string | number> = [];
+    const columns = 'd.name AS name, d.name_lower AS name_lower, d.total_downloads AS total_downloads';
     if (query.name) {
-      sources.push(`SELECT doc_id, 1 AS whole FROM ${DOCUMENTS_TABLE} WHERE name_lower >= ? AND name_lower < ?`);
-      parameters.push(query.name, prefixUpperBound(query.name));
+      branches.push(
+        `SELECT * FROM (SELECT ${columns}, 1 AS whole FROM ${DOCUMENTS_TABLE} d
+         WHERE d.name_lower >= ? AND d.name_lower < ? AND ${visible.sql} ${order})`,
+      );
+      parameters.push(query.name, prefixUpperBound(query.name), ...visible.parameters, query.limit);
     }
     if (query.wordPrefix) {
-      sources.push(`SELECT rowid AS doc_id, 0 AS whole FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`);
+      // Names that start with the text are the first branch's, so each name is listed once.
+      const notWhole = query.name ? 'AND NOT (d.name_lower >= ? AND d.name_lower < ?)' : '';
+      branches.push(
+        `SELECT * FROM (SELECT ${columns}, 0 AS whole FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.doc_id = f.rowid
+         WHERE ${FTS_TABLE} MATCH ? ${notWhole} AND ${visible.sql} ${order})`,
+      );
       parameters.push(fts5Match([{ term: query.wordPrefix, prefix: true }], TEXT_COLUMNS[0]));
+      if (query.name) parameters.push(query.name, prefixUpperBound(query.name));
+      parameters.push(...visible.parameters, query.limit);
     }
-    if (sources.length === 0) return [];
-    const visible = visibleSql('d', query.viewerPublisherId);
+    if (branches.length === 0) return [];
     const rows: Array<{ name: string }> = await this.dataSource.query(
-      `SELECT d.name AS name FROM (SELECT doc_id, MAX(whole) AS whole FROM (${sources.join(' UNION ALL ')}) GROUP BY doc_id) m
-       JOIN ${DOCUMENTS_TABLE} d ON d.doc_id = m.doc_id WHERE ${visible.sql}
-       ORDER BY m.whole DESC, d.total_downloads DESC, d.name_lower ASC LIMIT ?`,
-      [...parameters, ...visible.parameters, query.limit],
+      `SELECT name FROM (${branches.join(' UNION ALL ')}) ORDER BY whole DESC, total_downloads DESC, name_lower ASC LIMIT ?`,
+      [...parameters, query.limit],
     );
     return rows.map((row) => row.name);
   }

@@ -167,26 +167,32 @@ export class MysqlFulltextSearchEngine implements SearchEngine {
 
   async suggest(query: EngineSuggest): Promise<string[]> {
     const visible = visibleSql('', query.viewerPublisherId);
-    const sources: string[] = [];
+    const order = 'ORDER BY total_downloads DESC, name_lower ASC LIMIT ?';
+    const branches: string[] = [];
     const parameters: Array<string | number> = [];
-    const attributes = 'package_id, name, name_lower, total_downloads';
+    const columns = 'name, name_lower, total_downloads';
     if (query.name) {
-      sources.push(
-        `SELECT ${attributes}, 1 AS whole FROM ${DOCUMENTS_TABLE} WHERE name_lower >= ? AND name_lower < ? AND ${visible.sql}`,
+      branches.push(
+        `(SELECT ${columns}, 1 AS whole FROM ${DOCUMENTS_TABLE}
+          WHERE name_lower >= ? AND name_lower < ? AND ${visible.sql} ${order})`,
       );
-      parameters.push(query.name, prefixUpperBound(query.name), ...visible.parameters);
+      parameters.push(query.name, prefixUpperBound(query.name), ...visible.parameters, query.limit);
     }
     if (query.wordPrefix) {
-      sources.push(
-        `SELECT ${attributes}, 0 AS whole FROM ${DOCUMENTS_TABLE} WHERE MATCH(${TEXT_COLUMNS[0]}) AGAINST (? IN BOOLEAN MODE) AND ${visible.sql}`,
+      // Names that start with the text are the first branch's, so each name is listed once.
+      const notWhole = query.name ? 'AND NOT (name_lower >= ? AND name_lower < ?)' : '';
+      branches.push(
+        `(SELECT ${columns}, 0 AS whole FROM ${DOCUMENTS_TABLE}
+          WHERE MATCH(${TEXT_COLUMNS[0]}) AGAINST (? IN BOOLEAN MODE) ${notWhole} AND ${visible.sql} ${order})`,
       );
-      parameters.push(booleanModeQuery([{ term: query.wordPrefix, prefix: true }]), ...visible.parameters);
+      parameters.push(booleanModeQuery([{ term: query.wordPrefix, prefix: true }]));
+      if (query.name) parameters.push(query.name, prefixUpperBound(query.name));
+      parameters.push(...visible.parameters, query.limit);
     }
-    if (sources.length === 0) return [];
+    if (branches.length === 0) return [];
     const rows: Array<{ name: string }> = await this.dataSource.query(
       this.statement(
-        `SELECT MAX(name) AS name FROM (${sources.join(' UNION ALL ')}) u GROUP BY package_id
-         ORDER BY MAX(whole) DESC, MAX(total_downloads) DESC, MAX(name_lower) ASC LIMIT ?`,
+        `SELECT name FROM (${branches.join(' UNION ALL ')}) u ORDER BY whole DESC, total_downloads DESC, name_lower ASC LIMIT ?`,
       ),
       [...parameters, query.limit],
     );
