@@ -135,18 +135,19 @@ export class MysqlFulltextSearchEngine implements SearchEngine {
       parameters.push(...filters.parameters);
     }
     if (query.name) {
+      // Named packages the words match are the first branch's: each package is one row, without a GROUP BY
+      // over every match (which cost 40 % more on a word held by 74,000 packages).
+      const unmatched = query.terms.length > 0 ? `AND NOT MATCH(${ALL_TEXT}) AGAINST (? IN BOOLEAN MODE)` : '';
       sources.push(
-        `SELECT ${attributes}, 0 AS relevance FROM ${DOCUMENTS_TABLE} WHERE name_lower >= ? AND name_lower < ? AND ${filters.sql}`,
+        `SELECT ${attributes}, 0 AS relevance FROM ${DOCUMENTS_TABLE}
+         WHERE name_lower >= ? AND name_lower < ? ${unmatched} AND ${filters.sql}`,
       );
-      parameters.push(query.name, prefixUpperBound(query.name), ...filters.parameters);
+      parameters.push(query.name, prefixUpperBound(query.name));
+      if (query.terms.length > 0) parameters.push(booleanModeQuery(query.terms));
+      parameters.push(...filters.parameters);
     }
     if (sources.length === 0) return { ids: [], total: 0 };
-    const matches =
-      sources.length === 1
-        ? sources[0]
-        : `SELECT package_id, MAX(name_lower) AS name_lower, MAX(total_downloads) AS total_downloads,
-             MAX(multiplier) AS multiplier, MAX(relevance) AS relevance
-           FROM (${sources.join(' UNION ALL ')}) u GROUP BY package_id`;
+    const matches = sources.join(' UNION ALL ');
     const tier = tierSql('m.name_lower', query.name);
     const rows: Array<{ id: string; total: number | string }> = await this.dataSource.query(
       this.statement(
