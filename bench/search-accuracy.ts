@@ -1,102 +1,101 @@
 /**
- * Search accuracy benchmark (issue 4): how often the fast search path (candidates read in index
- * order, ranked exactly) answers the same first page as the exact ranking (one SQL statement over
- * every match), over the discovery benchmark's data and query mix. Prints agreement, total counts
- * and the time of each path, with a few disagreements.
+ * Search accuracy benchmark (issue 18): whether the page `/search` answers is exactly the ranking
+ * computed independently over every package. For each query of the discovery benchmark's mix, the
+ * reference ranks all 100,000 packages in JS (engines/reference-ranking.ts: tiers, relevance ×
+ * popularity × verification, downloads, name) from the package and publisher rows themselves and the
+ * engine's relevance of each match (SearchEngine.matchRelevance); SearchService answers pages 1 and 3
+ * (20 per page) with its one ranking statement. Prints agreement of pages and totals, per engine.
  *
- * Needs the discovery data in a MySQL database kept by `BENCH_KEEP=1 BENCH_ENGINES=mysql
- * BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/toolbox_bench node dist/bench/discovery.js`, then:
- *   BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/toolbox_bench node dist/bench/search-accuracy.js
+ * Run after `npm run build`: `node dist/bench/search-accuracy.js` (SQLite), plus MySQL/MariaDB when
+ * BENCH_MYSQL_URL is set (a fresh database, or the kept one with BENCH_KEEP=1; SEARCH_MYSQL_ENGINE=innodb
+ * forces InnoDB FULLTEXT). BENCH_ENGINES=sqlite or =mysql runs one; BENCH_PACKAGES overrides 100000.
  */
 import 'reflect-metadata';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../src/config/config.js';
+import { rm } from 'node:fs/promises';
+import { DataSource } from 'typeorm';
 import { ANONYMOUS } from '../src/modules/registry/caller.js';
+import { referenceRanking } from '../src/modules/search/engines/reference-ranking.js';
+import { SEARCH_ENGINE, type SearchDocument, type SearchEngine } from '../src/modules/search/engines/search-engine.js';
+import { SearchIndexService } from '../src/modules/search/search-index.service.js';
 import { parseQuery } from '../src/modules/search/search-terms.js';
 import { SearchService } from '../src/modules/search/search.service.js';
-import { createHttpApp } from '../src/apps/create-http-app.js';
-import { RegistryAppModule, registryHttpAppOptions } from '../src/apps/registry.app-module.js';
-import { generateDiscoveryData, searchQueries } from './support/discovery-data.js';
+import { generateDiscoveryData, searchQueries, type DiscoveryData } from './support/discovery-data.js';
+import { insertAll, startRegistry, withMysqlDatabase } from './support/discovery-load.js';
 
 const SEARCH_SAMPLES = 400;
+const PER_PAGE = 20;
 
-async function main(): Promise<void> {
-  const databaseUrl = process.env.BENCH_MYSQL_URL;
-  if (!databaseUrl)
-    throw new Error('Set BENCH_MYSQL_URL to the database kept by the discovery benchmark (BENCH_KEEP=1)');
-  const dataDir = await mkdtemp(join(tmpdir(), 'tb-accuracy-'));
-  const config = loadConfig({
-    PLATFORM_JWT_SECRET: 'bench-secret-0123456789abcdefghijklmnop',
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATABASE_URL: databaseUrl,
-  });
-  const app = await createHttpApp(RegistryAppModule.forRoot(config), {
-    ...registryHttpAppOptions(config),
-    logger: false,
-  });
+async function measure(engineName: string, databaseUrl: string | undefined, data: DiscoveryData): Promise<void> {
+  const { app, dataDir } = await startRegistry(databaseUrl);
   try {
+    const dataSource = app.get(DataSource);
+    const existing = Number((await dataSource.query('SELECT COUNT(*) AS n FROM packages'))[0].n);
+    if (existing !== 0 && existing !== data.packages.length)
+      throw new Error(`the database holds ${existing} packages, not ${data.packages.length}: drop it first`);
+    if (existing === 0) await insertAll(dataSource, data);
+    await app.get(SearchIndexService).indexMissing();
+    const engine = app.get<SearchEngine>(SEARCH_ENGINE);
     const search = app.get(SearchService);
-    const data = generateDiscoveryData(Number(process.env.BENCH_PACKAGES ?? 100_000));
+    // The reference reads the registry's own rows, not the search documents.
+    const rows: Array<Record<string, string | number>> = await dataSource.query(
+      `SELECT p.id, p.name, p.visibility, p.publisher_id, p.package_type, p.total_downloads,
+              CASE WHEN pub.verification_status = 'verified' THEN 1 ELSE 0 END AS verified
+       FROM packages p LEFT JOIN publishers pub ON pub.id = p.publisher_id`,
+    );
+    const documents: SearchDocument[] = rows.map((row) => ({
+      packageId: String(row.id),
+      name: String(row.name),
+      displayName: null,
+      description: null,
+      keywords: null,
+      visibility: String(row.visibility),
+      publisherId: String(row.publisher_id),
+      packageType: String(row.package_type),
+      totalDownloads: Number(row.total_downloads),
+      verified: Number(row.verified) === 1,
+    }));
     const queries = [...new Set(searchQueries(data, SEARCH_SAMPLES))].filter((query) => query.trim() !== '');
-    // Per shape of query: one word, several words, a package name (holds `-`, `_` or a capital).
-    const shapes = new Map<string, { queries: number; samePage: number; sameTop5: number }>();
-    const shapeOf = (query: string) =>
-      /[-_.]|[A-Z]/.test(query) ? 'package name or part' : query.trim().includes(' ') ? 'several words' : 'one word';
-    let samePage = 0;
-    let sameTop5 = 0;
-    let sameTotal = 0;
-    let fastMs = 0;
-    let exactMs = 0;
+    let pages = 0;
+    let samePages = 0;
+    let sameTotals = 0;
+    let searchMs = 0;
     const disagreements: string[] = [];
     for (const query of queries) {
-      const request = { query, page: 1, perPage: 20 };
-      let started = performance.now();
-      const fast = await search.search(ANONYMOUS, request);
-      fastMs += performance.now() - started;
-      started = performance.now();
-      const exact = await search.exactRanked(ANONYMOUS, request, parseQuery(query));
-      exactMs += performance.now() - started;
-      const fastNames = fast.hits.map((hit) => hit.pkg.name);
-      const exactNames = exact.hits.map((hit) => hit.pkg.name);
-      const shape = shapes.get(shapeOf(query)) ?? { queries: 0, samePage: 0, sameTop5: 0 };
-      shapes.set(shapeOf(query), shape);
-      shape.queries += 1;
-      if (fastNames.join() === exactNames.join()) {
-        samePage += 1;
-        shape.samePage += 1;
-      } else if (disagreements.length < 5)
-        disagreements.push(
-          `${JSON.stringify(query)}: fast ${fastNames.slice(0, 8).join(' ')} … / exact ${exactNames.slice(0, 8).join(' ')} …`,
-        );
-      if (fastNames.slice(0, 5).join() === exactNames.slice(0, 5).join()) {
-        sameTop5 += 1;
-        shape.sameTop5 += 1;
+      const parsed = parseQuery(query);
+      const relevance = await engine.matchRelevance(parsed.terms);
+      const reference = referenceRanking(documents, relevance, { name: parsed.name, viewerPublisherId: null });
+      for (const page of [1, 3]) {
+        const started = performance.now();
+        const answer = await search.search(ANONYMOUS, { query, page, perPage: PER_PAGE });
+        searchMs += performance.now() - started;
+        const ids = answer.hits.map((hit) => hit.pkg.id);
+        const expected = reference.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+        pages += 1;
+        if (ids.join() === expected.join()) samePages += 1;
+        else if (disagreements.length < 5) disagreements.push(`${JSON.stringify(query)} page ${page}`);
+        if (answer.total === reference.length) sameTotals += 1;
       }
-      if (fast.total === Math.min(exact.total, 1_000)) sameTotal += 1;
     }
-    const percent = (count: number) => `${((100 * count) / queries.length).toFixed(1)} %`;
+    const percent = (count: number) => `${((100 * count) / pages).toFixed(1)} %`;
+    console.log(`\n${engineName}: ${engine.label}`);
     console.log(`| measure | value |\n|---|---|`);
-    console.log(`| distinct non-empty queries | ${queries.length} |`);
-    console.log(`| same first page (20) as the exact ranking | ${samePage} (${percent(samePage)}) |`);
-    console.log(`| same top 5 | ${sameTop5} (${percent(sameTop5)}) |`);
-    console.log(`| same total (exact up to 1,000) | ${sameTotal} (${percent(sameTotal)}) |`);
-    for (const [name, shape] of [...shapes].sort()) {
-      console.log(
-        `| ${name}: queries, same page, same top 5 | ${shape.queries}, ${shape.samePage} (${((100 * shape.samePage) / shape.queries).toFixed(1)} %), ${shape.sameTop5} (${((100 * shape.sameTop5) / shape.queries).toFixed(1)} %) |`,
-      );
-    }
-    console.log(
-      `| mean time, fast path / exact ranking | ${(fastMs / queries.length).toFixed(1)} ms / ${(exactMs / queries.length).toFixed(1)} ms |`,
-    );
+    console.log(`| distinct non-empty queries (pages 1 and 3 each) | ${queries.length} (${pages} pages) |`);
+    console.log(`| page equal to the reference ranking | ${samePages} (${percent(samePages)}) |`);
+    console.log(`| total equal to the reference count | ${sameTotals} (${percent(sameTotals)}) |`);
+    console.log(`| mean search time (service, in-process) | ${(searchMs / pages).toFixed(1)} ms |`);
     if (disagreements.length > 0) console.log(`\nSome disagreements:\n${disagreements.join('\n')}`);
   } finally {
     await app.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  const data = generateDiscoveryData(Number(process.env.BENCH_PACKAGES ?? 100_000));
+  const engines = (process.env.BENCH_ENGINES ?? 'sqlite,mysql').split(',');
+  if (engines.includes('sqlite')) await measure('sqlite', undefined, data);
+  const mysqlUrl = process.env.BENCH_MYSQL_URL;
+  if (mysqlUrl && engines.includes('mysql')) await withMysqlDatabase(mysqlUrl, (url) => measure('mysql', url, data));
 }
 
 main().catch((error) => {

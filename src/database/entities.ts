@@ -10,8 +10,6 @@ import { AuthStoreEntryEntity } from '../auth/shared-store/auth-store-entry.enti
 import { UserEntity } from '../modules/worker-auth/entities/user.entity.js';
 import { UserIdentityEntity } from '../modules/worker-auth/entities/user-identity.entity.js';
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
-import { PackageSearchTermEntity } from '../modules/search/entities/package-search-term.entity.js';
-import { PackageSearchWordEntity } from '../modules/search/entities/package-search-word.entity.js';
 import { PackageDeltaEntity } from '../modules/diff/entities/package-delta.entity.js';
 import { PackageVersionEntity } from '../modules/registry/entities/package-version.entity.js';
 import { PackageEntity } from '../modules/registry/entities/package.entity.js';
@@ -31,8 +29,6 @@ export const ENTITIES = [
   PackageEntity,
   PackageVersionEntity,
   PackageDeltaEntity,
-  PackageSearchTermEntity,
-  PackageSearchWordEntity,
   VerificationRequestEntity,
   AuditEntryEntity,
   ArtifactEntity,

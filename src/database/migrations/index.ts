@@ -10,6 +10,7 @@ import { ApiKeys1763800000800 } from './1763800000800-api-keys.js';
 import { GatewayAccounts1763800000900 } from './1763800000900-gateway-accounts.js';
 import { WorkerAuth1763800001200 } from './1763800001200-worker-auth.js';
 import { Mcp1763800001400 } from './1763800001400-mcp.js';
+import { SearchFulltext1763800001500 } from './1763800001500-search-fulltext.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   GatewayAccounts1763800000900,
   WorkerAuth1763800001200,
   Mcp1763800001400,
+  SearchFulltext1763800001500,
 ];

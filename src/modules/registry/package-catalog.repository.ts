@@ -8,22 +8,6 @@ import { PackageEntity, type PackageType, type Visibility } from './entities/pac
 import { PublisherEntity } from './entities/publisher.entity.js';
 import { whereVisible } from './package-visibility.js';
 
-/** What search ranks a package by (snake_case: read with raw SQL, the hot path). */
-export interface PackageRankingRow {
-  id: string;
-  name: string;
-  name_lower: string;
-  visibility: string;
-  publisher_id: string;
-  total_downloads: string | number;
-  verified: string | number;
-  /** Read for ranking only. */
-  display_name?: string | null;
-  description?: string | null;
-  /** JSON text, as stored. */
-  keywords?: string | null;
-}
-
 /** One package with one of its versions (or none: the version columns are then empty). */
 export interface PackageVersionRow {
   id: string;
@@ -69,72 +53,6 @@ export class PackageCatalogRepository {
 
   // Search
 
-  /** What ranking needs of each package (with its searchable text for `withText`), by primary key. */
-  rankingRows(ids: string[], withText = false): Promise<PackageRankingRow[]> {
-    return this.dataSource.query(
-      // The publisher's verification joined in, rather than read in a second round trip.
-      `SELECT p.id, p.name, p.name_lower, p.visibility, p.publisher_id, p.total_downloads,
-              ${withText ? 'p.display_name, p.description, p.keywords,' : ''}
-              CASE WHEN pub.verification_status = 'verified' THEN 1 ELSE 0 END AS verified
-       FROM packages p LEFT JOIN publishers pub ON pub.id = p.publisher_id WHERE p.id IN (${ids.map(() => '?').join(', ')})`,
-      ids,
-    );
-  }
-
-  /** The id of the package named exactly so (lower-cased), whatever its visibility. */
-  idsNamed(nameLower: string): Promise<Array<{ id: string }>> {
-    return this.dataSource.query(`SELECT id FROM packages WHERE name_lower = ?`, [nameLower]);
-  }
-
-  /**
-   * Ids of public packages whose lower-cased name is in [prefix, end), most downloaded first. The
-   * planners guess between the name and the popularity index without knowing the prefix's density:
-   * for a prefix held by at least `denseAt` packages the popularity order reaches the limit early,
-   * for a sparser one the name range is small.
-   */
-  async popularPublicIdsNamedFrom(prefix: string, end: string, limit: number, denseAt: number): Promise<string[]> {
-    const [{ packages }] = (await this.dataSource.query(
-      `SELECT COUNT(*) AS packages FROM (SELECT 1 AS one FROM packages WHERE name_lower >= ? AND name_lower < ? LIMIT ${denseAt}) named`,
-      [prefix, end],
-    )) as Array<{ packages: string | number }>;
-    const chosen = Number(packages) < denseAt ? 'uq_packages_name_lower' : 'ix_packages_visible_popularity';
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT id FROM packages ${this.dialect.useIndex(chosen)} WHERE visibility = 'public' AND name_lower >= ? AND name_lower < ?
-       ORDER BY total_downloads DESC, name_lower DESC, id DESC LIMIT ?`,
-      [prefix, end, limit],
-    );
-    return rows.map((row) => row.id);
-  }
-
-  /**
-   * A sub-select for a UNION of candidate reads: public packages (as `p`) whose `key` (an expression
-   * over p's columns) is in [?, ?), walked in popularity order, limited to ? rows, selecting `columns`.
-   */
-  popularPublicByKeySql(key: string, columns: string): string {
-    return `SELECT ${columns}
-               FROM packages p ${this.dialect.useIndex('ix_packages_visible_popularity')}
-               WHERE p.visibility = 'public' AND ${this.dialect.binary(key)} >= ? AND ${this.dialect.binary(key)} < ?
-               ORDER BY p.total_downloads DESC, p.name_lower DESC, p.id DESC LIMIT ?`;
-  }
-
-  /** Up to `limit` ids of the publisher's private packages. */
-  async privateIdsOf(publisherId: string, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT id FROM packages WHERE publisher_id = ? AND visibility = 'private' LIMIT ?`,
-      [publisherId, limit],
-    );
-    return rows.map((row) => row.id);
-  }
-
-  /**
-   * A join for a UNION of package ids (the `t` rows of `table` whose package is one of the publisher's
-   * private packages); the caller adds its conditions on `t`.
-   */
-  privateOfPublisherJoinSql(table: string): string {
-    return `SELECT t.package_id FROM packages p INNER JOIN ${table} t ON t.package_id = p.id
-         WHERE p.publisher_id = ? AND p.visibility = 'private'`;
-  }
-
   /** One page of the packages search lists for an empty query, most downloaded first. */
   async popularSearchableIds(
     caller: Caller,
@@ -172,27 +90,6 @@ export class PackageCatalogRepository {
     ).getCount();
   }
 
-  /**
-   * The packages (as `p`, their publishers as `pub` when `withPublisher`) that search may show the
-   * caller among `matches` (a sub-select of `package_id`s, as `m`); the caller selects and orders.
-   */
-  searchableMatches(
-    matches: string,
-    parameters: Record<string, string | number>,
-    caller: Caller,
-    packageType: PackageType | undefined,
-    { withPublisher = true } = {},
-  ) {
-    const query = this.dataSource
-      .createQueryBuilder()
-      .from(matches, 'm')
-      .innerJoin(PackageEntity, 'p', 'p.id = m.package_id');
-    if (withPublisher) query.leftJoin(PublisherEntity, 'pub', 'pub.id = p.publisher_id');
-    query.setParameters(parameters);
-    whereVisible(query, 'p', caller, 'search');
-    return this.ofType(query, packageType);
-  }
-
   /** Full package rows and their publishers, for a page of ids (both reads at once). */
   async packagesWithPublishers(ids: string[]): Promise<{ packages: PackageEntity[]; publishers: PublisherEntity[] }> {
     const [packages, publishers] = await Promise.all([
@@ -223,6 +120,7 @@ export class PackageCatalogRepository {
         'p.description',
         'p.keywords',
         'p.visibility',
+        'p.packageType',
         'p.totalDownloads',
         'p.publisherId',
       ])
@@ -233,18 +131,15 @@ export class PackageCatalogRepository {
       .getMany();
   }
 
-  /** Which of these publishers are verified (inside the caller's transaction). */
-  async verifiedPublisherIds(manager: EntityManager, publisherIds: string[]): Promise<Set<string>> {
+  /** Which of these publishers are verified (inside the caller's transaction, when given). */
+  async verifiedPublisherIds(manager: EntityManager | null, publisherIds: string[]): Promise<Set<string>> {
     if (publisherIds.length === 0) return new Set();
-    const rows: Array<{ id: string }> = await manager.query(
+    const rows: Array<{ id: string }> = await (manager ?? this.dataSource).query(
       `SELECT id FROM publishers WHERE verification_status = 'verified' AND id IN (${publisherIds.map(() => '?').join(', ')})`,
       publisherIds,
     );
     return new Set(rows.map((row) => row.id));
   }
-
-  /** A sub-select of the ids of one publisher's packages (one `?`: the publisher id). */
-  readonly packageIdsOfPublisherSql = 'SELECT id FROM packages WHERE publisher_id = ?';
 
   // Resolve and update checks
 

@@ -1,19 +1,15 @@
 import {
-  FIELD_WEIGHTS,
   QUERY_MAX_TERMS,
   TERM_MAX_LENGTH,
-  documentTerms,
-  indexWeight,
+  documentText,
   nameWords,
   normalizeText,
   parseQuery,
   popularityBoost,
-  popularityBoostSql,
   prefixUpperBound,
+  rankingMultiplier,
   splitName,
-  storedScore,
   verificationFactor,
-  verificationFactorSql,
   words,
 } from './search-terms.js';
 
@@ -38,40 +34,20 @@ describe('search terms', () => {
     expect(nameWords('XMLParser')).toEqual(['xml', 'parser', 'xmlparser']);
   });
 
-  it('indexes the whole lower-cased name once, besides its words and their joined spelling', () => {
-    const terms = documentTerms({ name: 'My-Mod', displayName: null, description: null, keywords: null });
-    expect(terms).toEqual([
-      { term: 'my-mod', field: 'n' },
-      { term: 'my', field: 't' },
-      { term: 'mod', field: 't' },
-      { term: 'mymod', field: 'j' },
-    ]);
-  });
-
-  it('leaves stop words out of descriptions and lists each word once per field', () => {
-    const terms = documentTerms({
-      name: 'x',
-      displayName: 'The Viewer',
-      description: 'The viewer of the viewer',
-      keywords: ['viewer'],
+  it('writes each text column as normalized words, the joined name counted as a name word', () => {
+    expect(
+      documentText({
+        name: 'My-CloudSync',
+        displayName: 'Café Crème',
+        description: 'Syncs “files”, fast.',
+        keywords: ['Cloud Storage', 'sync'],
+      }),
+    ).toEqual({
+      nameWords: 'my cloud sync mycloudsync',
+      displayWords: 'cafe creme',
+      keywordWords: 'cloud storage sync',
+      descriptionWords: 'syncs files fast',
     });
-    expect(terms.filter((term) => term.field !== 'n' && term.field !== 't')).toEqual([
-      { term: 'viewer', field: 'd' },
-      { term: 'viewer', field: 'k' },
-      { term: 'viewer', field: 's' },
-    ]);
-  });
-
-  it('indexes the first 60 distinct words of a description, repeats and stop words aside', () => {
-    const numbered = Array.from({ length: 80 }, (_, index) => `word${index}`);
-    const description =
-      `The ${numbered.slice(0, 30).join(' the ')} ${numbered.slice(0, 10).join(' ')} ${numbered.slice(30).join(' ')}`.repeat(
-        50,
-      );
-    const terms = documentTerms({ name: 'x', displayName: null, description, keywords: null }).filter(
-      (term) => term.field === 's',
-    );
-    expect(terms.map((term) => term.term)).toEqual(numbered.slice(0, 60));
   });
 
   it('treats full-text operators and quotes as plain words or separators', () => {
@@ -84,10 +60,21 @@ describe('search terms', () => {
     expect(parseQuery('café').name).toBeNull();
   });
 
-  it('matches one-letter words whole and longer ones as prefixes', () => {
+  it('matches only the last word as a prefix, and only when it has two characters or more', () => {
+    expect(parseQuery('ab x').terms).toEqual([
+      { term: 'ab', prefix: false },
+      { term: 'x', prefix: false },
+    ]);
     expect(parseQuery('x ab').terms).toEqual([
       { term: 'x', prefix: false },
       { term: 'ab', prefix: true },
+    ]);
+  });
+
+  it('reads a last word followed by punctuation as finished, not as a prefix', () => {
+    expect(parseQuery('cloud sync.').terms).toEqual([
+      { term: 'cloud', prefix: false },
+      { term: 'sync', prefix: false },
     ]);
   });
 
@@ -117,43 +104,10 @@ describe('search terms', () => {
     ).toEqual([100, 100, 103, 109, 110, 119, 120, 120, 121, 130, 140, 150, 159, 160, 160]);
   });
 
-  it('computes the same popularity boost in SQL', async () => {
-    const { DataSource } = await import('typeorm');
-    const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
-    await dataSource.initialize();
-    try {
-      const samples = [
-        0, 1, 2, 3, 4, 5, 9, 10, 11, 99, 100, 125, 126, 999, 1_000, 12_345, 100_000, 999_999, 1_000_000, 50_000_000,
-      ];
-      const rows: Array<{ boost: number }> = await dataSource.query(
-        samples.map((downloads) => `SELECT ${popularityBoostSql(String(downloads))} AS boost`).join(' UNION ALL '),
-      );
-      expect(rows.map((row) => Number(row.boost))).toEqual(samples.map(popularityBoost));
-    } finally {
-      await dataSource.destroy();
-    }
-  });
-
-  it('ranks a verified publisher 1.2 times higher, in SQL and in the stored score alike', async () => {
+  it('multiplies relevance by the popularity boost and 1.2 for a verified publisher', () => {
     expect(verificationFactor(true) / verificationFactor(false)).toBe(1.2);
-    expect(storedScore(8, 130, true)).toBe(8 * 130 * verificationFactor(true));
-    const { DataSource } = await import('typeorm');
-    const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
-    await dataSource.initialize();
-    try {
-      const rows: Array<{ factor: number }> = await dataSource.query(
-        `SELECT ${verificationFactorSql('1 = 1')} AS factor UNION ALL SELECT ${verificationFactorSql('1 = 0')}`,
-      );
-      expect(rows.map((row) => Number(row.factor))).toEqual([verificationFactor(true), verificationFactor(false)]);
-    } finally {
-      await dataSource.destroy();
-    }
-  });
-
-  it('stores a whole-name row with weight 1 and a text row with its field weight', () => {
-    expect(indexWeight('n')).toBe(1);
-    expect(indexWeight('j')).toBe(FIELD_WEIGHTS.t);
-    expect(indexWeight('s')).toBe(FIELD_WEIGHTS.s);
+    expect(rankingMultiplier(1_000, true)).toBe(130 * 12);
+    expect(rankingMultiplier(0, false)).toBe(100 * 10);
   });
 
   it('keeps the joined spelling of a name apart from its words, and none when the name is one word', () => {

@@ -1,38 +1,11 @@
 /**
- * The tokenizer behind the registry's search index. The same normalized terms are written to the
- * `package_search_terms` table and produced for a query, so matching is a plain comparison of
- * strings that SQLite and MySQL (binary collation) order the same way.
+ * The tokenizer in front of the full-text engines (docs/search.md): a package's text is written to the
+ * index as normalized words separated by spaces, and a query is cut into the same words, so SQLite
+ * FTS5, Mroonga and InnoDB FULLTEXT all see identical tokens (accents and case already removed).
  */
 
-/** Where a term was found; the letter is what the index stores. */
-export const SEARCH_FIELDS = {
-  /** The whole lower-cased package name: exact-name and name-prefix matches, autocomplete. */
-  fullName: 'n',
-  /** Words of the name (`my-cloud_sync` → my, cloud, sync). */
-  nameWord: 't',
-  /**
-   * The name's words joined (`mycloudsync`), when that is not already one of them. A field of its
-   * own because nearly every joined word is unique: kept apart, they do not crowd the real words
-   * a query prefix expands to, and are read as one small range instead.
-   */
-  joinedName: 'j',
-  displayName: 'd',
-  keyword: 'k',
-  description: 's',
-} as const;
-
-export type SearchField = (typeof SEARCH_FIELDS)[keyof typeof SEARCH_FIELDS];
-
-/** Relevance of a match per field; an exact word counts double a prefix match. */
-export const FIELD_WEIGHTS: Record<SearchField, number> = { n: 0, t: 8, j: 8, d: 6, k: 5, s: 2 };
-
-/**
- * The weight stored on an index row. Whole-name rows get 1, so their stored score is the popularity
- * boost alone and orders name-prefix candidates by popularity.
- */
-export function indexWeight(field: SearchField): number {
-  return field === SEARCH_FIELDS.fullName ? 1 : FIELD_WEIGHTS[field];
-}
+/** Relevance weight per text column (bm25 column weights on FTS5, `*W` section weights on Mroonga). */
+export const COLUMN_WEIGHTS = { name: 8, displayName: 6, keywords: 5, description: 2 } as const;
 
 /** A verified publisher's packages rank 1.2 times higher: 12 against 10, in integer arithmetic. */
 export const VERIFIED_FACTOR = 12;
@@ -42,17 +15,9 @@ export function verificationFactor(verified: boolean): number {
   return verified ? VERIFIED_FACTOR : UNVERIFIED_FACTOR;
 }
 
-/** verificationFactor in SQL, of a boolean SQL condition, so queries and stored scores share one arithmetic. */
-export function verificationFactorSql(verifiedCondition: string): string {
-  return `CASE WHEN ${verifiedCondition} THEN ${VERIFIED_FACTOR} ELSE ${UNVERIFIED_FACTOR} END`;
-}
-
-/**
- * The score an index row stores: field weight × popularity boost × verification factor, which for a
- * one-word query is the ranking itself, so a word's best rows in index order are its best matches.
- */
-export function storedScore(weight: number, boost: number, verified: boolean): number {
-  return weight * boost * verificationFactor(verified);
+/** What a package's relevance is multiplied by: popularity boost × verification factor. */
+export function rankingMultiplier(totalDownloads: number, verified: boolean): number {
+  return popularityBoost(totalDownloads) * verificationFactor(verified);
 }
 
 /**
@@ -72,28 +37,14 @@ export function popularityBoost(totalDownloads: number): number {
   return 100 + points;
 }
 
-/** popularityBoost as an SQL expression over a downloads column (identical on SQLite and MySQL). */
-export function popularityBoostSql(column: string): string {
-  const branches: string[] = [];
-  for (let points = POPULARITY_STEPS.length; points >= 1; points -= 1) {
-    // Small thresholds repeat (2, 2, 2, 3, …): the highest points of a threshold is the one that applies.
-    if (points < POPULARITY_STEPS.length && POPULARITY_STEPS[points] === POPULARITY_STEPS[points - 1]) continue;
-    branches.push(`WHEN ${column} >= ${POPULARITY_STEPS[points - 1]} THEN ${100 + points}`);
-  }
-  return `(CASE ${branches.join(' ')} ELSE 100 END)`;
-}
-
-/** The index column holds 64 characters; longer words are cut the same way at index and query time. */
+/** Words are cut at 64 characters, the same way at index and query time. */
 export const TERM_MAX_LENGTH = 64;
 /** The documented maximum length of `q`; longer queries are refused with 422. */
 export const QUERY_MAX_LENGTH = 1000;
 /** Words past this many in one query are ignored: they bound the SQL, not the answer for honest queries. */
 export const QUERY_MAX_TERMS = 8;
-/** Shorter words only match whole words: a one-letter prefix would match most of the index. */
+/** A shorter last word only matches whole words: a one-letter prefix would match most of the index. */
 export const PREFIX_MIN_LENGTH = 2;
-/** Descriptions are indexed up to this many distinct words (the rest adds rows, not findability). */
-const DESCRIPTION_MAX_TERMS = 60;
-
 /** Words too common to say anything about a package. */
 const STOP_WORDS = new Set(
   'a an and are as at be by for from has in into is it its of on or that the this to was with you your'.split(' '),
@@ -102,11 +53,6 @@ const STOP_WORDS = new Set(
 const WORD = /[\p{L}\p{N}]+/gu;
 const MARKS = /\p{M}+/gu;
 const NAME_CHARACTERS = /^[a-z0-9._-]+$/;
-
-export interface DocumentTerm {
-  term: string;
-  field: SearchField;
-}
 
 export interface SearchableDocument {
   name: string;
@@ -117,7 +63,7 @@ export interface SearchableDocument {
 
 export interface QueryTerm {
   term: string;
-  /** Whether the word also matches longer words that start with it. */
+  /** Whether the word also matches longer words that start with it (the last word, as typed so far). */
   prefix: boolean;
 }
 
@@ -157,25 +103,22 @@ export function splitName(name: string): { parts: string[]; joined: string | nul
   return { parts: unique(parts), joined: joined && !parts.includes(joined) ? joined : null };
 }
 
-/** Every (term, field) pair of a package, each once. */
-export function documentTerms(document: SearchableDocument): DocumentTerm[] {
-  const seen = new Set<string>();
-  const terms: DocumentTerm[] = [];
-  const add = (term: string, field: SearchField) => {
-    const key = `${field}:${term}`;
-    if (!term || seen.has(key)) return;
-    seen.add(key);
-    terms.push({ term, field });
+/** The words of each text column, normalized and space-separated: what the full-text engines index. */
+export interface DocumentText {
+  /** The name's words and their joined form (`mycloudsync`), which counts as the name. */
+  nameWords: string;
+  displayWords: string;
+  keywordWords: string;
+  descriptionWords: string;
+}
+
+export function documentText(document: SearchableDocument): DocumentText {
+  return {
+    nameWords: nameWords(document.name).join(' '),
+    displayWords: words(document.displayName).join(' '),
+    keywordWords: (document.keywords ?? []).flatMap((keyword) => words(keyword)).join(' '),
+    descriptionWords: words(document.description).join(' '),
   };
-  add(clip(document.name.toLowerCase()), SEARCH_FIELDS.fullName);
-  const { parts, joined } = splitName(document.name);
-  for (const term of parts) add(term, SEARCH_FIELDS.nameWord);
-  if (joined) add(joined, SEARCH_FIELDS.joinedName);
-  for (const term of words(document.displayName)) if (!STOP_WORDS.has(term)) add(term, SEARCH_FIELDS.displayName);
-  for (const keyword of document.keywords ?? []) for (const term of words(keyword)) add(term, SEARCH_FIELDS.keyword);
-  for (const term of firstDistinctWords(document.description, DESCRIPTION_MAX_TERMS))
-    add(term, SEARCH_FIELDS.description);
-  return terms;
 }
 
 /**
@@ -188,32 +131,19 @@ export function parseQuery(query: string): ParsedQuery {
   const name = lowered.length > 0 && lowered.length <= 100 && NAME_CHARACTERS.test(lowered) ? lowered : null;
   const all = unique(words(trimmed));
   const meaningful = all.filter((term) => !STOP_WORDS.has(term));
-  const terms = meaningful
-    .slice(0, QUERY_MAX_TERMS)
-    .map((term) => ({ term, prefix: Array.from(term).length >= PREFIX_MIN_LENGTH }));
+  const kept = meaningful.slice(0, QUERY_MAX_TERMS);
+  // Only the last word is being typed: it matches longer words too, when it has 2+ characters.
+  const lastTyped = /[\p{L}\p{N}]$/u.test(trimmed);
+  const terms = kept.map((term, index) => ({
+    term,
+    prefix: index === kept.length - 1 && lastTyped && Array.from(term).length >= PREFIX_MIN_LENGTH,
+  }));
   return { name, terms };
 }
 
 /** The exclusive upper bound of every string that starts with `prefix`, in code point order. */
 export function prefixUpperBound(prefix: string): string {
   return `${prefix}\u{10FFFF}`;
-}
-
-/**
- * The first `limit` distinct words of a text that are not stop words, the same as
- * `unique(words(text)).filter(not a stop word).slice(0, limit)` without tokenizing the rest of a long
- * text (search ranks a few hundred package descriptions per query this way).
- */
-function firstDistinctWords(text: string | null, limit: number): string[] {
-  if (!text) return [];
-  const found = new Set<string>();
-  for (const match of normalizeText(text).matchAll(WORD)) {
-    const term = clip(match[0]);
-    if (STOP_WORDS.has(term)) continue;
-    found.add(term);
-    if (found.size >= limit) break;
-  }
-  return [...found];
 }
 
 function unique(values: string[]): string[] {

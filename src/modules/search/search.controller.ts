@@ -19,8 +19,8 @@ export class SearchController {
   @ApiOperation({
     summary: 'Search packages',
     description:
-      "Exact name match first, then names starting with the query, then text relevance over name, display name, keywords and description, blended with downloads and a boost for verified publishers. Anonymous callers see public packages; an authenticated caller also its own publisher's. Unlisted packages are never listed. " +
-      'For a query that matches more packages than the few hundred best candidates of each word, the ranking is exact among those candidates and `total` counts matches up to 1,000 (a query reporting 1,000 may match more); smaller result sets, an empty q and a package_type filter are ranked and counted exactly.',
+      "Exact name match first, then names starting with the query, then full-text relevance over name, display name, keywords and description (the database's own engine: SQLite FTS5, MySQL/MariaDB Mroonga or InnoDB FULLTEXT), multiplied by a popularity boost and 1.2 for verified publishers; then downloads, then name. Only the last word matches as a prefix. Anonymous callers see public packages; an authenticated caller also its own publisher's private ones. Unlisted packages are never listed. " +
+      'Every page is the exact ranking and `total` counts every match.',
   })
   @ApiOkResponse({ type: SearchResponseDto })
   @ApiErrors({ 400: 'Invalid page, per_page or package_type', 422: 'q longer than 1000 characters' })

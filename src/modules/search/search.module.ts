@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { RegistryModule } from '../registry/registry.module.js';
+import { createSearchEngine } from './engines/create-search-engine.js';
+import { SEARCH_ENGINE } from './engines/search-engine.js';
 import { LatestVersionsController } from './latest-versions.controller.js';
 import { LatestVersionsService } from './latest-versions.service.js';
 import { SearchIndexService } from './search-index.service.js';
@@ -7,13 +10,18 @@ import { SearchController } from './search.controller.js';
 import { SearchService } from './search.service.js';
 
 /**
- * Package discovery (issue 4): full-text search and autocomplete over the module's own term index,
- * and batch latest-version lookups for update checks.
+ * Package discovery (issues 4 and 18): full-text search and autocomplete over the database's own
+ * full-text engine (SearchEngine), and batch latest-version lookups for update checks.
  */
 @Module({
   imports: [RegistryModule],
   controllers: [SearchController, LatestVersionsController],
-  providers: [SearchIndexService, SearchService, LatestVersionsService],
+  providers: [
+    { provide: SEARCH_ENGINE, inject: [DataSource], useFactory: createSearchEngine },
+    SearchIndexService,
+    SearchService,
+    LatestVersionsService,
+  ],
   exports: [SearchIndexService, SearchService, LatestVersionsService],
 })
 export class SearchModule {}

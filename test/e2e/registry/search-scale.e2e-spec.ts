@@ -11,19 +11,17 @@ import { ADMIN, createPackage, publisherFactory } from '../../support/registry-f
 type Item = { name: string };
 const names = (body: { results: Item[] }) => body.results.map((item) => item.name);
 
-/** More packages than one candidate read (100) and than the joined-name density threshold (1,000). */
+/** More packages than the old candidate reads (100) and total cap (1,000) covered. */
 const PACKAGES = 1_050;
 
 /** Every seventh package belongs to a second publisher, verified by an admin once everything is indexed. */
 const bySecondPublisher = (index: number) => index % 7 === 3;
 
 /**
- * Search over a registry large enough for every fast path: candidate reads cut by their limit, first
- * words held by over 1,000 names (read in popularity order), prefixes expanded through the
- * vocabulary, totals counted to their cap, a publisher's verification granted and revoked after its
- * packages were indexed. The oracle is the exact ranking, which a package_type filter selects: every
- * package here is a mod, so the filtered query ranks the very same matches with one SQL statement
- * over all of them.
+ * Search over a registry of 1,050 packages with first words every name holds, prefixes, exact totals
+ * and a publisher's verification granted and revoked after its packages were indexed. Every package
+ * here is a mod, so a package_type filter (applied inside the same ranking statement) must not change
+ * the answer; the ranking itself is checked against a brute-force oracle in the engine contract spec.
  */
 describe.each(backends())('search at scale on $name', (backend) => {
   let registry: RegistryUnderTest;
@@ -112,8 +110,8 @@ describe.each(backends())('search at scale on $name', (backend) => {
     const exact = await search(query, '&package_type=mod');
     expect(fast.results.length).toBeGreaterThan(0);
     expect(names(fast)).toEqual(names(exact));
-    // Totals are exact up to 1,000 matches and capped there.
-    expect(fast.total).toBe(Math.min(exact.total, 1_000));
+    // Totals are exact (they were capped at 1,000 before the full-text engines).
+    expect(fast.total).toBe(exact.total);
   });
 
   it('lists verified packages first among equals and follows a revoked verification', async () => {
@@ -132,12 +130,17 @@ describe.each(backends())('search at scale on $name', (backend) => {
     expect(names(await search('nimbus'))).toEqual(verifiedFirst);
   });
 
-  it("ranks the packages holding both of two common words first, past each word's own best rows", async () => {
-    // 70 packages hold zenith and orbit; each word alone has 150, read 100 at a time by popularity.
+  it('ranks the packages holding both of two common words first where the engine scores word coverage', async () => {
+    // 70 packages hold zenith and orbit; each word alone has 150.
     const fast = await search('zenith orbit', '&per_page=100');
     const exact = await search('zenith orbit', '&per_page=100&package_type=mod');
     expect(fast.total).toBe(230);
     expect(names(fast)).toEqual(names(exact));
+    // FTS5's bm25 adds each word's score weighted by its rarity, so both words outweigh popularity here.
+    // Mroonga's MATCH score counts occurrences by column weight only (no IDF), so a popular package with
+    // orbit in its display name may pass one with orbit and zenith: the issue ranks by the engine's own
+    // score (the old home-made index multiplied by the number of words matched). docs/search.md.
+    if (backend.name !== 'sqlite') return;
     expect(
       names(fast)
         .slice(0, 70)
@@ -145,14 +148,14 @@ describe.each(backends())('search at scale on $name', (backend) => {
     ).toBe(true);
   });
 
-  it('counts the union of the words of a query, exactly under the cap', async () => {
+  it('counts the union of the words of a query exactly', async () => {
     // quasar: packages 0–29; zenith: 20–169.
     expect((await search('zenith')).total).toBe(150);
     expect((await search('zenith quasar')).total).toBe(170);
-    expect((await search('nimbus')).total).toBe(1_000);
+    expect((await search('nimbus')).total).toBe(PACKAGES);
   });
 
-  it('pages past the candidates with the exact ranking', async () => {
+  it('pages deep into the ranking', async () => {
     const page = await search('zenith', '&per_page=20&page=8');
     expect(page.total).toBe(150);
     expect(page.results).toHaveLength(10);
@@ -167,7 +170,7 @@ describe.each(backends())('search at scale on $name', (backend) => {
       200,
     );
     expect(names(await search('zenithogr'))).toEqual(['nimbus-edit']);
-    // The old word stays in the vocabulary but matches nothing any more.
+    // The old word matches nothing any more.
     expect((await owner.patch('/api/v1/packages/nimbus-edit', { description: 'ordinary words again' })).status).toBe(
       200,
     );
