@@ -16,6 +16,19 @@ for (const { Database: name } of rows) {
   if (new RegExp(`^${database}_[0-9a-f]{8}$`).test(name)) await connection.query(`DROP DATABASE \`${name}\``);
 }
 const [[version]] = await connection.query('SELECT VERSION() AS version');
+// Search ranks inside Mroonga on MariaDB (docs/search.md); its suites test that path and the InnoDB one.
+if (/mariadb/i.test(version.version)) {
+  const mroongaActive = async () => {
+    const [engines] = await connection.query(
+      "SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'Mroonga' AND SUPPORT IN ('YES', 'DEFAULT')",
+    );
+    return engines.length > 0;
+  };
+  if (!(await mroongaActive())) await connection.query("INSTALL SONAME 'ha_mroonga'");
+  if (!(await mroongaActive()))
+    throw new Error('MariaDB has no active Mroonga engine (package mariadb-plugin-mroonga)');
+  console.log('MariaDB: Mroonga storage engine active');
+}
 await connection.end();
 console.log(`MariaDB/MySQL ${version.version}: database ${database} ready`);
 
