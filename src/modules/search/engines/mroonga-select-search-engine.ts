@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { COLUMN_WEIGHTS, prefixUpperBound } from '../search-terms.js';
 import { groongaCommand, parseSelectResult, queryPhrase, scriptString } from './groonga-command.js';
 import { MysqlFulltextSearchEngine } from './mysql-fulltext-search-engine.js';
-import type { EnginePage, EngineQuery } from './search-engine.js';
+import type { EnginePage, EngineQuery, EngineSuggest } from './search-engine.js';
 import { assertPlainWord } from './search-engine-sql.js';
 import { DOCUMENTS_TABLE, TEXT_COLUMNS } from './search-schema.js';
 
@@ -114,7 +114,7 @@ export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
     return parseSelectResult(rows[0]?.output ?? null);
   }
 
-  private visibleFilter(query: Pick<EngineQuery, 'viewerPublisherId' | 'packageType'>): string {
+  private visibleFilter(query: { viewerPublisherId: string | null; packageType?: string }): string {
     const conditions = [
       query.viewerPublisherId
         ? `(visibility == "public" || (publisher_id == ${scriptString(assertMatches(IDENTIFIER, query.viewerPublisherId, 'publisher id'))} && visibility == "private"))`
@@ -177,6 +177,35 @@ export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
       ]),
     ]);
     return { ids: page.rows.filter((row) => Number(row[1]) >= 0).map((row) => String(row[0])), total: counted.total };
+  }
+
+  /**
+   * The SQL engine's two branches as two selects side by side, each sorted top-k inside Groonga: names
+   * starting with the text, then names with a word starting with it (minus the first branch's, `&!`).
+   */
+  override async suggest(query: EngineSuggest): Promise<string[]> {
+    const visible = this.visibleFilter({ viewerPublisherId: query.viewerPublisherId });
+    const wholeName =
+      query.name === null
+        ? null
+        : `query("name_lower", ${scriptString(`${queryPrefix(assertMatches(NAME, query.name, 'package name'))}*`)})`;
+    const top = (filter: string) =>
+      this.select([
+        ['filter', filter],
+        ['sort_keys', '-total_downloads,name_lower'],
+        ['output_columns', 'name'],
+        ['limit', query.limit],
+      ]).then((result) => result.rows.map((row) => String(row[0])));
+    const [whole, word] = await Promise.all([
+      wholeName ? top(`${wholeName} && ${visible}`) : [],
+      query.wordPrefix
+        ? top(
+            `query("name_words", ${scriptString(`${assertPlainWord({ term: query.wordPrefix, prefix: true })}*`)})` +
+              `${wholeName ? ` &! ${wholeName}` : ''} && ${visible}`,
+          )
+        : [],
+    ]);
+    return [...whole, ...word].slice(0, query.limit);
   }
 
   override async matchRelevance(terms: EngineQuery['terms']): Promise<Map<string, number>> {
