@@ -125,14 +125,18 @@ export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
     return conditions.join(' && ');
   }
 
-  /** Relevance: each matched word's count per column × the column weight, summed (exact and prefix words). */
-  private textMatch(terms: EngineQuery['terms']): string {
+  /**
+   * Relevance: each matched word's count per column × the column weight, summed (exact and prefix words).
+   * Unweighted, the prefix word is searched once per column: the same matches, for counting.
+   */
+  private textMatch(terms: EngineQuery['terms'], weighted = true): string {
     const branches: string[] = [];
     const exact = terms.filter((term) => !term.prefix);
     if (exact.length > 0) branches.push(`query(${scriptString(MATCH_COLUMNS)}, ${scriptString(groongaQuery(exact))})`);
     for (const term of terms.filter((candidate) => candidate.prefix)) {
       const prefix = scriptString(`${assertPlainWord(term)}*`);
-      branches.push(...PREFIX_COLUMNS.map((column) => `query(${scriptString(column)}, ${prefix})`));
+      const columns = weighted ? PREFIX_COLUMNS : TEXT_COLUMNS;
+      branches.push(...columns.map((column) => `query(${scriptString(column)}, ${prefix})`));
     }
     return `(${branches.join(' || ')})`;
   }
@@ -141,17 +145,21 @@ export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
    * Two selects over the same matches, run side by side. Filter conditions add to Groonga's score (each
    * `&&` term 1, a branch searched through an index more), so the ranking select filters on the words
    * and the name only and its scorer sinks what the viewer may not see below every visible match (-1);
-   * the counting select adds visibility and type to the filter, where the score does not matter.
+   * the counting select adds visibility and type to the filter, where the score does not matter (nor the
+   * weights: its prefix word is searched once per column, not once per unit of weight).
    */
   override async search(query: EngineQuery): Promise<EnginePage> {
     const branches: string[] = [];
     if (query.terms.length > 0) branches.push(this.textMatch(query.terms));
+    const counted: string[] = query.terms.length > 0 ? [this.textMatch(query.terms, false)] : [];
     let ranking = '(_score * multiplier)';
     if (query.name) {
       // Names starting with the query score 1 more (an index search on name_lower's patricia trie), the
       // exact name EXACT_NAME_SCORE more again; the scorer reads the tier back and ranks it first.
       const name = assertMatches(NAME, query.name, 'package name');
-      branches.push(`query("name_lower", ${scriptString(`${queryPrefix(name)}*`)})`);
+      const startsWithSearch = `query("name_lower", ${scriptString(`${queryPrefix(name)}*`)})`;
+      branches.push(startsWithSearch);
+      counted.push(startsWithSearch);
       branches.push(`query(${scriptString(`name_lower * ${EXACT_NAME_SCORE}`)}, ${scriptString(queryPhrase(name))})`);
       const startsWith = `(name_lower >= ${scriptString(name)} && name_lower < ${scriptString(prefixUpperBound(name))})`;
       // The column term comes first in each sum: Groonga 7.0.7 computes `literal + _score` wrongly.
@@ -162,7 +170,7 @@ export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
     if (branches.length === 0) return { ids: [], total: 0 };
     const matches = `(${branches.join(' || ')})`;
     const visible = this.visibleFilter(query);
-    const [page, counted] = await Promise.all([
+    const [page, count] = await Promise.all([
       this.select([
         ['filter', matches],
         ['scorer', `_score = ((${visible}) ? ${ranking} : -1)`],
@@ -172,11 +180,11 @@ export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
         ['limit', query.limit],
       ]),
       this.select([
-        ['filter', `${matches} && ${visible}`],
+        ['filter', `(${counted.join(' || ')}) && ${visible}`],
         ['limit', 0],
       ]),
     ]);
-    return { ids: page.rows.filter((row) => Number(row[1]) >= 0).map((row) => String(row[0])), total: counted.total };
+    return { ids: page.rows.filter((row) => Number(row[1]) >= 0).map((row) => String(row[0])), total: count.total };
   }
 
   /**
