@@ -67,7 +67,7 @@ export function groongaQuery(terms: EngineQuery['terms']): string {
  * UDF filters, scores and sorts top-k in C, instead of MariaDB reading every match's attributes and
  * sorting them (docs/search.md). The Mroonga table is the Groonga table of the same name, with the
  * text, the ranking attributes and the indexes (full-text per column, patricia trie on name_lower).
- * Writes and suggestions are the SQL engine's; search and the relevance the oracle reads are Groonga's.
+ * Writes are the SQL engine's; search, suggest and the relevance the oracle reads are Groonga's.
  */
 export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
   override readonly label = 'MariaDB Mroonga, ranked by Groonga select (mroonga_command)';
