@@ -7,15 +7,11 @@ import type { EnginePage, EngineQuery, EngineSuggest } from './search-engine.js'
 import { assertPlainWord } from './search-engine-sql.js';
 import { DOCUMENTS_TABLE, TEXT_COLUMNS } from './search-schema.js';
 
+/** The text columns' weights, in TEXT_COLUMNS order. */
+const WEIGHTS = [COLUMN_WEIGHTS.name, COLUMN_WEIGHTS.displayName, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.description];
+
 /** Each text column with its weight: Groonga sums the matched columns' term frequencies × weight. */
-const MATCH_COLUMNS = [
-  COLUMN_WEIGHTS.name,
-  COLUMN_WEIGHTS.displayName,
-  COLUMN_WEIGHTS.keywords,
-  COLUMN_WEIGHTS.description,
-]
-  .map((weight, index) => `${TEXT_COLUMNS[index]} * ${weight}`)
-  .join(' || ');
+const MATCH_COLUMNS = TEXT_COLUMNS.map((column, index) => `${column} * ${WEIGHTS[index]}`).join(' || ');
 
 /**
  * Integer ranking inside Groonga's Int32 `_score`. Text relevance stays below 2^15: a document holds at
@@ -37,11 +33,7 @@ function queryPrefix(word: string): string {
  * prefix word is searched once per unit of weight, column by column, and the scores add up.
  */
 const PREFIX_COLUMNS = TEXT_COLUMNS.flatMap((column, index) =>
-  Array.from<string>({
-    length: [COLUMN_WEIGHTS.name, COLUMN_WEIGHTS.displayName, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.description][
-      index
-    ],
-  }).fill(column),
+  Array.from<string>({ length: WEIGHTS[index] }).fill(column),
 );
 
 /** Names are [a-z0-9._-] (search-terms.ts parseQuery); ids and types are ours. Checked again before quoting. */
@@ -63,7 +55,7 @@ export function groongaQuery(terms: EngineQuery['terms']): string {
 }
 
 /**
- * The MariaDB Mroonga documents table ranked inside Groonga: one `select` through the `mroonga_command()`
+ * The MariaDB Mroonga documents table ranked inside Groonga: `select` through the `mroonga_command()`
  * UDF filters, scores and sorts top-k in C, instead of MariaDB reading every match's attributes and
  * sorting them (docs/search.md). The Mroonga table is the Groonga table of the same name, with the
  * text, the ranking attributes and the indexes (full-text per column, patricia trie on name_lower).
