@@ -2,14 +2,42 @@ import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { SqlDialect } from '../../../database/sql-dialect.js';
 import { Fts5SearchEngine } from './fts5-search-engine.js';
+import { MroongaSelectSearchEngine } from './mroonga-select-search-engine.js';
 import { MysqlFulltextSearchEngine, documentsTableEngine } from './mysql-fulltext-search-engine.js';
 import type { SearchEngine } from './search-engine.js';
 
-/** The engine of the database: FTS5 on SQLite; on MySQL/MariaDB, whatever the documents table was created with. */
-export async function createSearchEngine(dataSource: DataSource): Promise<SearchEngine> {
+/** `SEARCH_MROONGA_RANKING`: `groonga` (default) ranks inside Groonga when mroonga_command() is there, `sql` in SQL. */
+export type MroongaRanking = 'groonga' | 'sql';
+
+function mroongaRankingSetting(setting = process.env.SEARCH_MROONGA_RANKING ?? 'groonga'): MroongaRanking {
+  const wanted = setting.trim().toLowerCase() || 'groonga';
+  if (wanted !== 'groonga' && wanted !== 'sql')
+    throw new Error(`SEARCH_MROONGA_RANKING must be groonga or sql (got "${setting}")`);
+  return wanted;
+}
+
+/**
+ * The engine of the database: FTS5 on SQLite; on MySQL/MariaDB, whatever the documents table was created
+ * with, and on Mroonga ranked by Groonga's own select when mroonga_command() is available.
+ */
+export async function createSearchEngine(
+  dataSource: DataSource,
+  options: { mroongaRanking?: MroongaRanking } = {},
+): Promise<SearchEngine> {
   const engine = SqlDialect.of(dataSource).mysql
-    ? new MysqlFulltextSearchEngine(dataSource, await documentsTableEngine(dataSource))
+    ? await mysqlEngine(dataSource, options)
     : new Fts5SearchEngine(dataSource);
   new Logger('Search').log(`search engine: ${engine.label}`);
   return engine;
+}
+
+async function mysqlEngine(
+  dataSource: DataSource,
+  options: { mroongaRanking?: MroongaRanking },
+): Promise<SearchEngine> {
+  const tableEngine = await documentsTableEngine(dataSource);
+  const ranking = options.mroongaRanking ?? mroongaRankingSetting();
+  if (tableEngine === 'Mroonga' && ranking === 'groonga' && (await MroongaSelectSearchEngine.available(dataSource)))
+    return new MroongaSelectSearchEngine(dataSource);
+  return new MysqlFulltextSearchEngine(dataSource, tableEngine);
 }

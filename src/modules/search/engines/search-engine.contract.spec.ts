@@ -6,14 +6,15 @@ import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../../../database/data-source-options.js';
 import { parseQuery } from '../search-terms.js';
-import { createSearchEngine } from './create-search-engine.js';
+import { createSearchEngine, type MroongaRanking } from './create-search-engine.js';
 import { referenceRanking } from './reference-ranking.js';
 import type { EngineQuery, SearchDocument, SearchEngine } from './search-engine.js';
 
 /**
  * One contract for every SearchEngine: SQLite FTS5 and, when TEST_MYSQL_URL is set, MySQL/MariaDB with
  * the documents table on Mroonga (when the server has it) and forced to InnoDB FULLTEXT
- * (SEARCH_MYSQL_ENGINE=innodb at migration time). A configured backend that cannot be reached fails.
+ * (SEARCH_MYSQL_ENGINE=innodb at migration time); on Mroonga both ranked inside Groonga (mroonga_command
+ * select, the default) and in SQL (SEARCH_MROONGA_RANKING=sql). A configured backend that cannot be reached fails.
  * The oracle of every ranking is referenceRanking: the same rules computed in JS over the documents.
  */
 interface EngineBackend {
@@ -38,7 +39,11 @@ function sqliteBackend(): EngineBackend {
   };
 }
 
-function mysqlBackend(mysqlUrl: string, engineSetting: 'auto' | 'innodb'): EngineBackend {
+function mysqlBackend(
+  mysqlUrl: string,
+  engineSetting: 'auto' | 'innodb',
+  mroongaRanking: MroongaRanking = 'groonga',
+): EngineBackend {
   const base = new URL(mysqlUrl);
   const database = `${base.pathname.replace(/^\//, '') || 'toolbox_test'}_search_${randomBytes(4).toString('hex')}`;
   const server = `${base.protocol}//${base.username ? `${base.username}${base.password ? `:${base.password}` : ''}@` : ''}${base.host}/`;
@@ -60,7 +65,7 @@ function mysqlBackend(mysqlUrl: string, engineSetting: 'auto' | 'innodb'): Engin
         if (previous === undefined) delete process.env.SEARCH_MYSQL_ENGINE;
         else process.env.SEARCH_MYSQL_ENGINE = previous;
       }
-      return { engine: await createSearchEngine(dataSource), dataSource };
+      return { engine: await createSearchEngine(dataSource, { mroongaRanking }), dataSource };
     },
     async dispose() {
       await dataSource?.destroy();
@@ -74,7 +79,8 @@ function mysqlBackend(mysqlUrl: string, engineSetting: 'auto' | 'innodb'): Engin
 const backends: Array<[string, () => EngineBackend]> = [['SQLite FTS5', sqliteBackend]];
 if (process.env.TEST_MYSQL_URL) {
   const url = process.env.TEST_MYSQL_URL;
-  backends.push(['MySQL (Mroonga when available)', () => mysqlBackend(url, 'auto')]);
+  backends.push(['MySQL (Mroonga ranked by Groonga when available)', () => mysqlBackend(url, 'auto')]);
+  backends.push(['MySQL (Mroonga ranked in SQL when available)', () => mysqlBackend(url, 'auto', 'sql')]);
   backends.push(['MySQL forced to InnoDB', () => mysqlBackend(url, 'innodb')]);
 }
 
@@ -329,6 +335,13 @@ describe.each(backends)('SearchEngine contract: %s', (_name, createBackend) => {
     ['unicode', '日本語 😀 Ｃａｆé'],
     ['very long text', 'word '.repeat(199)],
     ['a very long word', 'x'.repeat(1000)],
+    ['backslashes', 'cloud\\ \\"sync\\\\ \\'],
+    ['Groonga options', "--limit 5 --filter 'true' --cache yes"],
+    ['a name-shaped option', '--cache'],
+    ['a name of punctuation', '-._'],
+    ['Groonga query syntax', 'a:@b c:^d e* -f +g (h OR i) "j k" l:>1 _key:x'],
+    ['Groonga script', '") || true || ("'],
+    ['newlines and tabs', 'cloud\nsync\r\n--limit 1\t\u0000x'],
   ])('answers hostile text (%s) without an error', async (_label, text) => {
     const page = await engine.search(request(text));
     expect(Array.isArray(page.ids)).toBe(true);
