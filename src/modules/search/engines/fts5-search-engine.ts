@@ -6,12 +6,13 @@ import {
   DOCUMENTS_PER_INSERT,
   assertPlainWord,
   documentRow,
+  downloadsUpdate,
   filtersSql,
   tierSql,
+  verificationUpdate,
   visibleSql,
 } from './search-engine-sql.js';
 import { DOCUMENTS_TABLE, FTS_TABLE, TEXT_COLUMNS } from './search-schema.js';
-import { popularityBoost, verificationFactor } from '../search-terms.js';
 
 const BM25 = `bm25(${FTS_TABLE}, ${COLUMN_WEIGHTS.name}, ${COLUMN_WEIGHTS.displayName}, ${COLUMN_WEIGHTS.keywords}, ${COLUMN_WEIGHTS.description})`;
 
@@ -84,27 +85,13 @@ export class Fts5SearchEngine implements SearchEngine {
   }
 
   async setDownloads(packageId: string, totalDownloads: number): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE ${DOCUMENTS_TABLE} SET total_downloads = ?, multiplier = ? * (CASE WHEN verified = 1 THEN ? ELSE ? END)
-       WHERE package_id = ? AND total_downloads <> ?`,
-      [
-        totalDownloads,
-        popularityBoost(totalDownloads),
-        verificationFactor(true),
-        verificationFactor(false),
-        packageId,
-        totalDownloads,
-      ],
-    );
+    const update = downloadsUpdate(packageId, totalDownloads);
+    await this.dataSource.query(update.sql, update.parameters);
   }
 
   async setPublisherVerified(publisherId: string, verified: boolean): Promise<void> {
-    const flag = verified ? 1 : 0;
-    // multiplier = boost × factor: the boost is the multiplier divided by the old factor (exact integers).
-    await this.dataSource.query(
-      `UPDATE ${DOCUMENTS_TABLE} SET multiplier = multiplier / ? * ?, verified = ? WHERE publisher_id = ? AND verified <> ?`,
-      [verificationFactor(!verified), verificationFactor(verified), flag, publisherId, flag],
-    );
+    const update = verificationUpdate(publisherId, verified, '/');
+    await this.dataSource.query(update.sql, update.parameters);
   }
 
   async search(query: EngineQuery): Promise<EnginePage> {

@@ -1,13 +1,15 @@
 import type { DataSource } from 'typeorm';
-import { COLUMN_WEIGHTS, popularityBoost, prefixUpperBound, verificationFactor } from '../search-terms.js';
+import { COLUMN_WEIGHTS, prefixUpperBound } from '../search-terms.js';
 import type { EnginePage, EngineQuery, EngineSuggest, SearchDocument, SearchEngine } from './search-engine.js';
 import {
   DOCUMENT_COLUMNS,
   DOCUMENTS_PER_INSERT,
   assertPlainWord,
   documentRow,
+  downloadsUpdate,
   filtersSql,
   tierSql,
+  verificationUpdate,
   visibleSql,
 } from './search-engine-sql.js';
 import { DOCUMENTS_TABLE, TEXT_COLUMNS, type MysqlFulltextEngine } from './search-schema.js';
@@ -84,26 +86,13 @@ export class MysqlFulltextSearchEngine implements SearchEngine {
   }
 
   async setDownloads(packageId: string, totalDownloads: number): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE ${DOCUMENTS_TABLE} SET total_downloads = ?, multiplier = ? * (CASE WHEN verified = 1 THEN ? ELSE ? END)
-       WHERE package_id = ? AND total_downloads <> ?`,
-      [
-        totalDownloads,
-        popularityBoost(totalDownloads),
-        verificationFactor(true),
-        verificationFactor(false),
-        packageId,
-        totalDownloads,
-      ],
-    );
+    const update = downloadsUpdate(packageId, totalDownloads);
+    await this.dataSource.query(update.sql, update.parameters);
   }
 
   async setPublisherVerified(publisherId: string, verified: boolean): Promise<void> {
-    const flag = verified ? 1 : 0;
-    await this.dataSource.query(
-      `UPDATE ${DOCUMENTS_TABLE} SET multiplier = multiplier DIV ? * ?, verified = ? WHERE publisher_id = ? AND verified <> ?`,
-      [verificationFactor(!verified), verificationFactor(verified), flag, publisherId, flag],
-    );
+    const update = verificationUpdate(publisherId, verified, 'DIV');
+    await this.dataSource.query(update.sql, update.parameters);
   }
 
   /** The relevance expression: each column's MATCH score times its weight, summed. */

@@ -1,4 +1,12 @@
-import { documentText, rankingMultiplier, prefixUpperBound, type QueryTerm } from '../search-terms.js';
+import {
+  documentText,
+  popularityBoost,
+  prefixUpperBound,
+  rankingMultiplier,
+  verificationFactor,
+  type QueryTerm,
+} from '../search-terms.js';
+import { DOCUMENTS_TABLE } from './search-schema.js';
 import type { EngineQuery, SearchDocument } from './search-engine.js';
 
 /** SQL pieces both database engines share (the documents table's columns are the same on both). */
@@ -62,3 +70,31 @@ export const DOCUMENT_COLUMNS =
 
 /** Rows written per multi-row INSERT (well below both engines' placeholder limits). */
 export const DOCUMENTS_PER_INSERT = 500;
+
+/** A package's download count on its document: the tie-break, and the popularity boost in its multiplier. */
+export function downloadsUpdate(packageId: string, totalDownloads: number) {
+  return {
+    sql: `UPDATE ${DOCUMENTS_TABLE} SET total_downloads = ?, multiplier = ? * (CASE WHEN verified = 1 THEN ? ELSE ? END)
+       WHERE package_id = ? AND total_downloads <> ?`,
+    parameters: [
+      totalDownloads,
+      popularityBoost(totalDownloads),
+      verificationFactor(true),
+      verificationFactor(false),
+      packageId,
+      totalDownloads,
+    ],
+  };
+}
+
+/**
+ * A publisher's verification on its documents. multiplier = boost × factor, so the boost is the multiplier
+ * divided by the old factor, exactly: `integerDivision` is the dialect's (`/` on SQLite's integers, `DIV` on MySQL).
+ */
+export function verificationUpdate(publisherId: string, verified: boolean, integerDivision: '/' | 'DIV') {
+  const flag = verified ? 1 : 0;
+  return {
+    sql: `UPDATE ${DOCUMENTS_TABLE} SET multiplier = multiplier ${integerDivision} ? * ?, verified = ? WHERE publisher_id = ? AND verified <> ?`,
+    parameters: [verificationFactor(!verified), verificationFactor(verified), flag, publisherId, flag],
+  };
+}
