@@ -42,6 +42,16 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ MESSAGE_BROKER: 'zmq' })).toThrow(/MESSAGE_BROKER must be one of/);
     });
 
+    it('reads the search engine settings and refuses unknown ones', () => {
+      expect(loadConfig({}).search).toEqual({ mysqlEngine: 'auto', mroongaRanking: 'groonga' });
+      expect(loadConfig({ SEARCH_MYSQL_ENGINE: 'innodb', SEARCH_MROONGA_RANKING: 'sql' }).search).toEqual({
+        mysqlEngine: 'innodb',
+        mroongaRanking: 'sql',
+      });
+      expect(() => loadConfig({ SEARCH_MYSQL_ENGINE: 'myisam' })).toThrow(/SEARCH_MYSQL_ENGINE must be one of/);
+      expect(() => loadConfig({ SEARCH_MROONGA_RANKING: 'fast' })).toThrow(/SEARCH_MROONGA_RANKING must be one of/);
+    });
+
     it("gives every service its own host and port with the seeds' defaults", () => {
       const config = loadConfig({});
       expect(config.registry).toMatchObject({ host: '0.0.0.0', port: 4025, workers: 1 });

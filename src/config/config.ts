@@ -171,6 +171,10 @@ export interface WsWorkerConfig extends WorkerPoolConfig {
 }
 
 export const MESSAGE_BROKERS = ['auto', 'redis', 'ipc', 'local'] as const;
+/** SEARCH_MYSQL_ENGINE: the search table's engine on MySQL/MariaDB, read by its migration (docs/search.md). */
+export const SEARCH_MYSQL_ENGINES = ['auto', 'mroonga', 'innodb'] as const;
+/** SEARCH_MROONGA_RANKING: on a Mroonga table, rank inside Groonga (`mroonga_command()`) or in SQL. */
+export const SEARCH_MROONGA_RANKINGS = ['groonga', 'sql'] as const;
 
 /** The model gateway's process settings; what an admin may change at run time lives in DATA_DIR/gateway/config.json. */
 export interface GatewayConfig extends ListenConfig {
@@ -241,6 +245,11 @@ export interface PlatformConfig {
    * REDIS_URL is set, else this process alone; `ipc` = relayed by the parent process (the worker manager).
    */
   messageBroker: (typeof MESSAGE_BROKERS)[number];
+  /** Registry search on the database's full-text engine (docs/search.md); both apply to MySQL/MariaDB only. */
+  search: {
+    mysqlEngine: (typeof SEARCH_MYSQL_ENGINES)[number];
+    mroongaRanking: (typeof SEARCH_MROONGA_RANKINGS)[number];
+  };
   /** The worker manager and its admin UI (seed 02 C: 127.0.0.1:9005). */
   manager: ManagerConfig;
   /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
@@ -549,6 +558,10 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       pingIntervalSeconds: read.number('WS_PING_INTERVAL_SECONDS', 30, { min: 0.01 }),
     },
     messageBroker: read.oneOf('MESSAGE_BROKER', MESSAGE_BROKERS, 'auto'),
+    search: {
+      mysqlEngine: read.oneOf('SEARCH_MYSQL_ENGINE', SEARCH_MYSQL_ENGINES, 'auto'),
+      mroongaRanking: read.oneOf('SEARCH_MROONGA_RANKING', SEARCH_MROONGA_RANKINGS, 'groonga'),
+    },
     manager: {
       host: read.string('MANAGER_HOST') ?? '127.0.0.1',
       port: read.port('MANAGER_PORT', 9005),

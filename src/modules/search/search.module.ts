@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { PlatformConfig } from '../../config/config.js';
+import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import { RegistryModule } from '../registry/registry.module.js';
 import { createSearchEngine } from './engines/create-search-engine.js';
 import { SEARCH_ENGINE } from './engines/search-engine.js';
@@ -17,7 +19,12 @@ import { SearchService } from './search.service.js';
   imports: [RegistryModule],
   controllers: [SearchController, LatestVersionsController],
   providers: [
-    { provide: SEARCH_ENGINE, inject: [DataSource], useFactory: createSearchEngine },
+    {
+      provide: SEARCH_ENGINE,
+      inject: [DataSource, PLATFORM_CONFIG],
+      useFactory: (dataSource: DataSource, config: PlatformConfig) =>
+        createSearchEngine(dataSource, { mroongaRanking: config.search.mroongaRanking }),
+    },
     SearchIndexService,
     SearchService,
     LatestVersionsService,
