@@ -11,6 +11,7 @@ import { GatewayAccounts1763800000900 } from './1763800000900-gateway-accounts.j
 import { WorkerAuth1763800001200 } from './1763800001200-worker-auth.js';
 import { Mcp1763800001400 } from './1763800001400-mcp.js';
 import { SearchFulltext1763800001500 } from './1763800001500-search-fulltext.js';
+import { SearchRankKeys1763800001600 } from './1763800001600-search-rank-keys.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   WorkerAuth1763800001200,
   Mcp1763800001400,
   SearchFulltext1763800001500,
+  SearchRankKeys1763800001600,
 ];

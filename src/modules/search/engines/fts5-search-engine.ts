@@ -1,108 +1,404 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { COLUMN_WEIGHTS, prefixUpperBound } from '../search-terms.js';
+import type { DataSource } from 'typeorm';
+import { COLUMN_WEIGHTS, documentText, prefixUpperBound, rankingMultiplier } from '../search-terms.js';
 import type { EnginePage, EngineQuery, EngineSuggest, SearchDocument, SearchEngine } from './search-engine.js';
-import {
-  DOCUMENT_COLUMNS,
-  DOCUMENTS_PER_INSERT,
-  assertPlainWord,
-  documentRow,
-  downloadsUpdate,
-  filtersSql,
-  tierSql,
-  verificationUpdate,
-  visibleSql,
-} from './search-engine-sql.js';
+import { DOCUMENTS_PER_INSERT, assertPlainWord, filtersSql, tierSql, visibleSql } from './search-engine-sql.js';
 import { DOCUMENTS_TABLE, FTS_TABLE, TEXT_COLUMNS } from './search-schema.js';
+import {
+  CLASS_SPAN,
+  MAX_DOC_ID,
+  VISIBILITY_CLASSES,
+  bm25,
+  clampIdf,
+  decodeAverages,
+  idfRatio,
+  phraseBound,
+  rankKey,
+  type Bm25Query,
+} from './fts5-ranking.js';
 
 const BM25 = `bm25(${FTS_TABLE}, ${COLUMN_WEIGHTS.name}, ${COLUMN_WEIGHTS.displayName}, ${COLUMN_WEIGHTS.keywords}, ${COLUMN_WEIGHTS.description})`;
+const PUBLIC_END = (VISIBILITY_CLASSES.public + 1) * CLASS_SPAN;
+const PRIVATE_START = VISIBILITY_CLASSES.private * CLASS_SPAN;
+const PRIVATE_END = (VISIBILITY_CLASSES.private + 1) * CLASS_SPAN;
+/** Names starting with the query are read whole, scored in JS, when at most this many are visible. */
+const NAME_RANGE_READ_LIMIT = 2000;
 
 /** `"cloud" OR "sync"*`: every word quoted (any text is a plain string to FTS5), the prefix starred. */
-export function fts5Match(terms: EngineQuery['terms'], column?: string): string {
+export function fts5Match(terms: EngineQuery['terms'], column?: string, operator: 'OR' | 'AND' = 'OR'): string {
   const expression = terms
     .map((term) => `"${assertPlainWord(term).replaceAll('"', '""')}"${term.prefix ? '*' : ''}`)
-    .join(' OR ');
+    .join(` ${operator} `);
   return column ? `${column} : (${expression})` : expression;
 }
 
+/** The part of better-sqlite3 this engine uses directly (TypeORM's driver holds the connection). */
+interface SqliteStatement {
+  all(...parameters: unknown[]): any[];
+  get(...parameters: unknown[]): any;
+  run(...parameters: unknown[]): { changes: number };
+  iterate(...parameters: unknown[]): IterableIterator<any>;
+  pluck(toggle?: boolean): SqliteStatement;
+}
+interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+  transaction<T>(action: () => T): () => T;
+}
+
+/** A document as the ranking reads it: rank key (FTS rowid), text columns and ranking attributes. */
+interface RankedRow {
+  key: number;
+  packageId: string;
+  name: string;
+  downloads: number;
+  multiplier: number;
+  c0: string | null;
+  c1: string | null;
+  c2: string | null;
+  c3: string | null;
+}
+
+/** One ranked entry: tier (2 exact name, 1 name prefix, 0 other), score, then downloads and name. */
+interface Ranked {
+  tier: number;
+  score: number;
+  downloads: number;
+  name: string;
+  packageId: string;
+}
+
+function compareRanked(a: Ranked, b: Ranked): number {
+  return (
+    b.tier - a.tier ||
+    b.score - a.score ||
+    b.downloads - a.downloads ||
+    (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+    (a.packageId < b.packageId ? -1 : a.packageId > b.packageId ? 1 : 0)
+  );
+}
+
+/** The best `size` entries seen so far, best first (a sorted array: pages are small). */
+class TopK {
+  readonly entries: Ranked[] = [];
+
+  constructor(readonly size: number) {}
+
+  get full(): boolean {
+    return this.entries.length >= this.size;
+  }
+
+  /** The entry an unseen one must beat (only when full). */
+  get threshold(): Ranked {
+    return this.entries[this.size - 1];
+  }
+
+  offer(entry: Ranked): void {
+    if (this.full && compareRanked(entry, this.threshold) >= 0) return;
+    let index = this.entries.length;
+    this.entries.push(entry);
+    while (index > 0 && compareRanked(entry, this.entries[index - 1]) < 0) {
+      this.entries[index] = this.entries[index - 1];
+      index -= 1;
+    }
+    this.entries[index] = entry;
+    if (this.entries.length > this.size) this.entries.pop();
+  }
+}
+
+const ROW_COLUMNS = `f.rowid AS key, d.package_id AS packageId, d.name_lower AS name, d.total_downloads AS downloads,
+  d.multiplier AS multiplier, f.${TEXT_COLUMNS[0]} AS c0, f.${TEXT_COLUMNS[1]} AS c1, f.${TEXT_COLUMNS[2]} AS c2,
+  f.${TEXT_COLUMNS[3]} AS c3`;
+
 /**
- * SQLite FTS5 (unicode61, diacritics removed, prefix indexes of 2–4 characters). Relevance is
- * bm25 with column weights, negated (FTS5's bm25 is lower for better matches). The FTS rowid is
- * `package_search_documents.doc_id`, whose row carries visibility, type, downloads and the multiplier.
+ * SQLite FTS5 (`ascii` tokenizer over text normalized in JS, prefix indexes of 2–4 characters, the text
+ * kept in the FTS table). Relevance is FTS5's bm25 with column weights. The FTS rowid is the document's
+ * rank key (fts5-ranking.ts): visibility class, multiplier descending, doc_id. A search reads the
+ * public matches in that order, scores them in JS exactly as FTS5's bm25 does, and stops as soon as
+ * no unread match can reach the page (docs/search.md); queries the top-k read cannot answer (a package
+ * type filter, a large name range it cannot prove matched) are one SQL statement over every match.
  */
 export class Fts5SearchEngine implements SearchEngine {
   readonly label = 'SQLite FTS5';
+  private readonly statements = new Map<string, SqliteStatement>();
 
   constructor(private readonly dataSource: DataSource) {}
+
+  private get connection(): SqliteConnection {
+    return (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+  }
+
+  private statement(sql: string): SqliteStatement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.connection.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   async upsert(documents: SearchDocument[]): Promise<void> {
     for (let start = 0; start < documents.length; start += DOCUMENTS_PER_INSERT) {
       const chunk = documents.slice(start, start + DOCUMENTS_PER_INSERT);
-      await this.dataSource.transaction((manager) => this.upsertChunk(manager, chunk));
+      this.connection.transaction(() => this.upsertChunk(chunk))();
     }
   }
 
-  private async upsertChunk(manager: EntityManager, documents: SearchDocument[]): Promise<void> {
-    const rows = [...new Map(documents.map((document) => [document.packageId, documentRow(document)])).values()];
-    const ids = rows.map((row) => row.packageId);
-    const marks = ids.map(() => '?').join(', ');
-    await manager.query(
-      `DELETE FROM ${FTS_TABLE} WHERE rowid IN (SELECT doc_id FROM ${DOCUMENTS_TABLE} WHERE package_id IN (${marks}))`,
-      ids,
+  private upsertChunk(documents: SearchDocument[]): void {
+    const unique = [...new Map(documents.map((document) => [document.packageId, document])).values()];
+    const find = this.statement(`SELECT doc_id AS docId, rank_key AS key FROM ${DOCUMENTS_TABLE} WHERE package_id = ?`);
+    const removeText = this.statement(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`);
+    const update = this.statement(
+      `UPDATE ${DOCUMENTS_TABLE} SET rank_key = ?, name = ?, name_lower = ?, visibility = ?, publisher_id = ?,
+         package_type = ?, total_downloads = ?, verified = ?, multiplier = ? WHERE rank_key = ?`,
     );
-    const written: Array<{ doc_id: number; package_id: string }> = await manager.query(
-      `INSERT INTO ${DOCUMENTS_TABLE} (${DOCUMENT_COLUMNS}) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
-       ON CONFLICT (package_id) DO UPDATE SET name = excluded.name, name_lower = excluded.name_lower,
-         visibility = excluded.visibility, publisher_id = excluded.publisher_id, package_type = excluded.package_type,
-         total_downloads = excluded.total_downloads, verified = excluded.verified, multiplier = excluded.multiplier
-       RETURNING doc_id, package_id`,
-      rows.flatMap((row) => [
-        row.packageId,
-        row.name,
-        row.nameLower,
-        row.visibility,
-        row.publisherId,
-        row.packageType,
-        row.totalDownloads,
-        row.verified,
-        row.multiplier,
-      ]),
+    const insert = this.statement(
+      `INSERT INTO ${DOCUMENTS_TABLE} (doc_id, rank_key, package_id, name, name_lower, visibility, publisher_id,
+         package_type, total_downloads, verified, multiplier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const docIds = new Map(written.map((row) => [row.package_id, Number(row.doc_id)]));
-    await manager.query(
-      `INSERT INTO ${FTS_TABLE} (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES ${rows.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-      rows.flatMap((row) => [docIds.get(row.packageId), ...row.text]),
+    const insertText = this.statement(
+      `INSERT INTO ${FTS_TABLE} (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?)`,
     );
+    let nextDocId: number | null = null;
+    for (const document of unique) {
+      const multiplier = rankingMultiplier(document.totalDownloads, document.verified);
+      const existing: { docId: number; key: number } | undefined = find.get(document.packageId);
+      const attributes = [
+        document.name,
+        document.name.toLowerCase(),
+        document.visibility,
+        document.publisherId,
+        document.packageType,
+        document.totalDownloads,
+        document.verified ? 1 : 0,
+        multiplier,
+      ];
+      let key: number;
+      if (existing) {
+        removeText.run(existing.key);
+        key = rankKey(existing.docId, document.visibility, multiplier);
+        update.run(key, ...attributes, existing.key);
+      } else {
+        nextDocId ??=
+          Number(this.statement(`SELECT COALESCE(MAX(doc_id), 0) FROM ${DOCUMENTS_TABLE}`).pluck().get()) + 1;
+        if (nextDocId > MAX_DOC_ID) throw new Error('search documents: doc_id space exhausted');
+        key = rankKey(nextDocId, document.visibility, multiplier);
+        insert.run(nextDocId, key, document.packageId, ...attributes);
+        nextDocId += 1;
+      }
+      const text = documentText(document);
+      insertText.run(key, text.nameWords, text.displayWords, text.keywordWords, text.descriptionWords);
+    }
   }
 
   async remove(packageId: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `DELETE FROM ${FTS_TABLE} WHERE rowid IN (SELECT doc_id FROM ${DOCUMENTS_TABLE} WHERE package_id = ?)`,
-        [packageId],
-      );
-      await manager.query(`DELETE FROM ${DOCUMENTS_TABLE} WHERE package_id = ?`, [packageId]);
-    });
+    this.connection.transaction(() => {
+      const key = this.statement(`SELECT rank_key FROM ${DOCUMENTS_TABLE} WHERE package_id = ?`).pluck().get(packageId);
+      if (key === undefined) return;
+      this.statement(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`).run(key);
+      this.statement(`DELETE FROM ${DOCUMENTS_TABLE} WHERE package_id = ?`).run(packageId);
+    })();
+  }
+
+  /**
+   * Moves a document to the rank key of its new multiplier (its text row moves with it), or only
+   * records the new download count when the multiplier stays (the usual case: steps are ~26 % apart).
+   */
+  private rekey(
+    row: { docId: number; key: number; visibility: string },
+    multiplier: number,
+    assignments: string,
+    parameters: unknown[],
+  ): void {
+    const key = rankKey(row.docId, row.visibility, multiplier);
+    if (key !== row.key) {
+      const columns = TEXT_COLUMNS.join(', ');
+      this.statement(
+        `INSERT INTO ${FTS_TABLE} (rowid, ${columns}) SELECT ?, ${columns} FROM ${FTS_TABLE} WHERE rowid = ?`,
+      ).run(key, row.key);
+      this.statement(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`).run(row.key);
+    }
+    this.statement(`UPDATE ${DOCUMENTS_TABLE} SET ${assignments}, multiplier = ?, rank_key = ? WHERE rank_key = ?`).run(
+      ...parameters,
+      multiplier,
+      key,
+      row.key,
+    );
   }
 
   async setDownloads(packageId: string, totalDownloads: number): Promise<void> {
-    const update = downloadsUpdate(packageId, totalDownloads);
-    await this.dataSource.query(update.sql, update.parameters);
+    this.connection.transaction(() => {
+      const row = this.statement(
+        `SELECT doc_id AS docId, rank_key AS key, visibility, verified, total_downloads AS downloads
+         FROM ${DOCUMENTS_TABLE} WHERE package_id = ?`,
+      ).get(packageId);
+      if (!row || Number(row.downloads) === totalDownloads) return;
+      const multiplier = rankingMultiplier(totalDownloads, row.verified === 1);
+      this.rekey(row, multiplier, 'total_downloads = ?', [totalDownloads]);
+    })();
   }
 
   async setPublisherVerified(publisherId: string, verified: boolean): Promise<void> {
-    const update = verificationUpdate(publisherId, verified, '/');
-    await this.dataSource.query(update.sql, update.parameters);
+    this.connection.transaction(() => {
+      const rows = this.statement(
+        `SELECT doc_id AS docId, rank_key AS key, visibility, total_downloads AS downloads
+         FROM ${DOCUMENTS_TABLE} WHERE publisher_id = ? AND verified <> ?`,
+      ).all(publisherId, verified ? 1 : 0);
+      for (const row of rows)
+        this.rekey(row, rankingMultiplier(Number(row.downloads), verified), 'verified = ?', [verified ? 1 : 0]);
+    })();
   }
 
   async search(query: EngineQuery): Promise<EnginePage> {
+    if (query.terms.length > 0 && !query.packageType) {
+      const page = this.searchTopK(query);
+      if (page) return page;
+    }
+    return this.searchAll(query);
+  }
+
+  /** bm25's statistics of the query: FTS5's row and token counts, and each word's idf over all rows. */
+  private bm25Query(terms: EngineQuery['terms']): Bm25Query {
+    const block = this.statement(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`).pluck().get();
+    const { rows, tokens } = decodeAverages(block ?? new Uint8Array());
+    const count = this.statement(`SELECT count(*) FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`).pluck();
+    const ln = this.statement('SELECT ln(?)').pluck();
+    const idf = terms.map((term) => clampIdf(Number(ln.get(idfRatio(rows, Number(count.get(fts5Match([term]))))))));
+    return { terms, averageLength: tokens / rows, idf };
+  }
+
+  /**
+   * The top-k read (docs/search.md): the caller's private matches and the names starting with the
+   * query are read whole; the public matches are read in rank-key order (multiplier descending) and
+   * scored in JS, and the read stops once the page's last entry beats what any unread match could
+   * score (every word's bm25 term is below idf × (k1 + 1)). As the bar rises, the read narrows to the
+   * words a match must still contain (MaxScore: rarely-weighty words can no longer lift a document
+   * alone; a word without which no document reaches the bar is required). Returns null when the name
+   * range is too large to read and cannot be proven to be matched.
+   */
+  private searchTopK(query: EngineQuery): EnginePage | null {
+    const { terms, name } = query;
+    const stats = this.bm25Query(terms);
+    const bounds = stats.idf.map(phraseBound);
+    const top = new TopK(query.offset + query.limit);
+    const seen = new Set<number>();
+    const tierOf = (rowName: string) => (!name ? 0 : rowName === name ? 2 : rowName.startsWith(name) ? 1 : 0);
+    const offer = (row: RankedRow, relevance: number) =>
+      top.offer({
+        tier: tierOf(row.name),
+        score: relevance * row.multiplier,
+        downloads: Number(row.downloads),
+        name: row.name,
+        packageId: row.packageId,
+      });
+    const everything = fts5Match(terms);
+    let total = Number(
+      this.statement(`SELECT count(*) FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ? AND rowid < ?`)
+        .pluck()
+        .get(everything, PUBLIC_END),
+    );
+
+    if (query.viewerPublisherId) {
+      const own = this.statement(
+        `SELECT ${ROW_COLUMNS} FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
+         WHERE ${FTS_TABLE} MATCH ? AND f.rowid >= ? AND f.rowid < ? AND d.publisher_id = ?`,
+      ).all(everything, PRIVATE_START, PRIVATE_END, query.viewerPublisherId) as RankedRow[];
+      for (const row of own) {
+        seen.add(row.key);
+        offer(row, bm25(stats, [row.c0, row.c1, row.c2, row.c3]).relevance);
+      }
+      total += own.length;
+    }
+
+    // Names starting with the query rank above every other match: read them whole when few, else only
+    // when every one of them provably matches (then the ordered read meets them like any match).
+    let unreadNamed = 0;
+    if (name) {
+      const visible = visibleSql('d', query.viewerPublisherId);
+      const range = [name, prefixUpperBound(name)];
+      const named = Number(
+        this.statement(
+          `SELECT count(*) FROM ${DOCUMENTS_TABLE} d WHERE d.name_lower >= ? AND d.name_lower < ? AND ${visible.sql}`,
+        )
+          .pluck()
+          .get(...range, ...visible.parameters),
+      );
+      if (named <= NAME_RANGE_READ_LIMIT) {
+        const rows = this.statement(
+          `SELECT ${ROW_COLUMNS} FROM ${DOCUMENTS_TABLE} d JOIN ${FTS_TABLE} f ON f.rowid = d.rank_key
+           WHERE d.name_lower >= ? AND d.name_lower < ? AND ${visible.sql}`,
+        ).all(...range, ...visible.parameters) as RankedRow[];
+        for (const row of rows) {
+          if (seen.has(row.key)) continue;
+          seen.add(row.key);
+          const { relevance, matched } = bm25(stats, [row.c0, row.c1, row.c2, row.c3]);
+          offer(row, relevance);
+          if (!matched) total += 1;
+        }
+      } else if (everyNameMatches(name, terms)) {
+        unreadNamed = Number(
+          this.statement(
+            `SELECT count(*) FROM ${DOCUMENTS_TABLE} d WHERE d.name_lower >= ? AND d.name_lower < ? AND d.rank_key < ?`,
+          )
+            .pluck()
+            .get(...range, PUBLIC_END),
+        );
+      } else {
+        return null;
+      }
+    }
+
+    // The ordered read of the public matches, narrowed as the bar rises.
+    const order = terms.map((_, index) => index).sort((a, b) => bounds[a] - bounds[b]);
+    const sum = (indexes: number[]) => indexes.reduce((total, index) => total + bounds[index], 0);
+    const all = terms.map((_, index) => index);
+    const boundAll = sum(all);
+    let expression = everything;
+    let from = 0;
+    for (;;) {
+      let narrowed: string | null = null;
+      let stopped = false;
+      const read = this.statement(
+        `SELECT ${ROW_COLUMNS} FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
+         WHERE ${FTS_TABLE} MATCH ? AND f.rowid >= ? AND f.rowid < ? ORDER BY f.rowid`,
+      );
+      for (const row of read.iterate(expression, from, PUBLIC_END) as IterableIterator<RankedRow>) {
+        if (top.full) {
+          const bar = top.threshold;
+          // Unread documents: tier ≤ 1 while names starting with the query are unread, else 0.
+          const unreadTier = unreadNamed > 0 ? 1 : 0;
+          if (bar.tier > unreadTier || (bar.tier === unreadTier && bar.score > boundAll * row.multiplier)) {
+            stopped = true;
+            break;
+          }
+          if (bar.tier === unreadTier) {
+            const limit = bar.score / row.multiplier;
+            const next = narrowedExpression(terms, order, all, bounds, sum, limit);
+            if (next !== expression) {
+              narrowed = next;
+              from = row.key;
+              break;
+            }
+          }
+        }
+        if (seen.has(row.key)) continue;
+        if (unreadNamed > 0 && tierOf(row.name) > 0) unreadNamed -= 1;
+        offer(row, bm25(stats, [row.c0, row.c1, row.c2, row.c3]).relevance);
+      }
+      if (stopped || narrowed === null) break;
+      expression = narrowed;
+    }
+    return { ids: top.entries.slice(query.offset).map((entry) => entry.packageId), total };
+  }
+
+  /** Every match in one statement, ranked by SQLite: the package type filter, and names the top-k read cannot. */
+  private async searchAll(query: EngineQuery): Promise<EnginePage> {
     const sources: string[] = [];
     const sourceParameters: Array<string | number> = [];
     if (query.terms.length > 0) {
-      sources.push(`SELECT rowid AS doc_id, -${BM25} AS relevance FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`);
+      sources.push(`SELECT rowid AS rank_key, -${BM25} AS relevance FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`);
       sourceParameters.push(fts5Match(query.terms));
     }
     if (query.name) {
-      sources.push(`SELECT doc_id, 0 AS relevance FROM ${DOCUMENTS_TABLE} WHERE name_lower >= ? AND name_lower < ?`);
+      sources.push(`SELECT rank_key, 0 AS relevance FROM ${DOCUMENTS_TABLE} WHERE name_lower >= ? AND name_lower < ?`);
       sourceParameters.push(query.name, prefixUpperBound(query.name));
     }
     if (sources.length === 0) return { ids: [], total: 0 };
@@ -110,13 +406,13 @@ export class Fts5SearchEngine implements SearchEngine {
     const matches =
       sources.length === 1
         ? sources[0]
-        : `SELECT doc_id, MAX(relevance) AS relevance FROM (${sources.join(' UNION ALL ')}) GROUP BY doc_id`;
+        : `SELECT rank_key, MAX(relevance) AS relevance FROM (${sources.join(' UNION ALL ')}) GROUP BY rank_key`;
     const filters = filtersSql('d', query);
     const tier = tierSql('d.name_lower', query.name);
-    const from = `FROM (${matches}) m JOIN ${DOCUMENTS_TABLE} d ON d.doc_id = m.doc_id WHERE ${filters.sql}`;
+    const from = `FROM (${matches}) m JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = m.rank_key WHERE ${filters.sql}`;
     const rows: Array<{ id: string; total: number }> = await this.dataSource.query(
       `SELECT d.package_id AS id, COUNT(*) OVER () AS total ${from}
-       ORDER BY ${tier.sql} m.relevance * d.multiplier DESC, d.total_downloads DESC, d.name_lower ASC
+       ORDER BY ${tier.sql} m.relevance * d.multiplier DESC, d.total_downloads DESC, d.name_lower ASC, d.package_id ASC
        LIMIT ? OFFSET ?`,
       [...sourceParameters, ...filters.parameters, ...tier.parameters, query.limit, query.offset],
     );
@@ -147,7 +443,7 @@ export class Fts5SearchEngine implements SearchEngine {
       // Names that start with the text are the first branch's, so each name is listed once.
       const notWhole = query.name ? 'AND NOT (d.name_lower >= ? AND d.name_lower < ?)' : '';
       branches.push(
-        `SELECT * FROM (SELECT ${columns}, 0 AS whole FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.doc_id = f.rowid
+        `SELECT * FROM (SELECT ${columns}, 0 AS whole FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
          WHERE ${FTS_TABLE} MATCH ? ${notWhole} AND ${visible.sql} ${order})`,
       );
       parameters.push(fts5Match([{ term: query.wordPrefix, prefix: true }], TEXT_COLUMNS[0]));
@@ -166,8 +462,8 @@ export class Fts5SearchEngine implements SearchEngine {
     if (terms.length === 0) return new Map();
     const rows: Array<{ id: string; relevance: number }> = await this.dataSource.query(
       `SELECT d.package_id AS id, m.relevance AS relevance
-       FROM (SELECT rowid AS doc_id, -${BM25} AS relevance FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?) m
-       JOIN ${DOCUMENTS_TABLE} d ON d.doc_id = m.doc_id`,
+       FROM (SELECT rowid AS rank_key, -${BM25} AS relevance FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?) m
+       JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = m.rank_key`,
       [fts5Match(terms)],
     );
     return new Map(rows.map((row) => [row.id, Number(row.relevance)]));
@@ -176,4 +472,42 @@ export class Fts5SearchEngine implements SearchEngine {
   missingDocumentSql(): string {
     return `NOT EXISTS (SELECT 1 FROM ${DOCUMENTS_TABLE} sd WHERE sd.package_id = p.id)`;
   }
+}
+
+/**
+ * Whether every package whose name starts with `name` matches the query's words: true when the query
+ * is one word of letters and digits read as a prefix (2+ characters) — such a name's joined word
+ * (search-terms.ts nameWords: its letters and digits run together) starts with it.
+ */
+export function everyNameMatches(name: string, terms: EngineQuery['terms']): boolean {
+  return /^[a-z0-9]+$/.test(name) && terms.length === 1 && terms[0].prefix && terms[0].term === name;
+}
+
+/**
+ * The FTS5 expression an unread document must match to score above `limit` (relevance, before the
+ * multiplier): the AND of the words without which the others' bounds stay at or below it, or else the
+ * OR of the words left once the lowest-bounded ones, together unable to reach it, are dropped.
+ */
+function narrowedExpression(
+  terms: EngineQuery['terms'],
+  order: number[],
+  all: number[],
+  bounds: readonly number[],
+  sum: (indexes: number[]) => number,
+  limit: number,
+): string {
+  const required = all.filter((index) => sum(all.filter((other) => other !== index)) < limit);
+  if (required.length > 0)
+    return fts5Match(
+      required.map((index) => terms[index]),
+      undefined,
+      'AND',
+    );
+  let dropped = 0;
+  while (dropped < order.length - 1 && sum(order.slice(0, dropped + 1)) < limit) dropped += 1;
+  const kept = order
+    .slice(dropped)
+    .sort((a, b) => a - b)
+    .map((index) => terms[index]);
+  return fts5Match(kept);
 }
