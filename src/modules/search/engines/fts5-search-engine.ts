@@ -21,7 +21,7 @@ const PUBLIC_END = (VISIBILITY_CLASSES.public + 1) * CLASS_SPAN;
 const PRIVATE_START = VISIBILITY_CLASSES.private * CLASS_SPAN;
 const PRIVATE_END = (VISIBILITY_CLASSES.private + 1) * CLASS_SPAN;
 /** Names starting with the query are read whole, scored in JS, when at most this many are visible. */
-const NAME_RANGE_READ_LIMIT = 2000;
+export const NAME_RANGE_READ_LIMIT = 2000;
 
 /** `"cloud" OR "sync"*`: every word quoted (any text is a plain string to FTS5), the prefix starred. */
 export function fts5Match(terms: EngineQuery['terms'], column?: string, operator: 'OR' | 'AND' = 'OR'): string {
@@ -118,9 +118,18 @@ const ROW_COLUMNS = `f.rowid AS key, d.package_id AS packageId, d.name_lower AS 
  */
 export class Fts5SearchEngine implements SearchEngine {
   readonly label = 'SQLite FTS5';
+  /** How the last search was answered (for tests and benchmarks): path, documents read and scored, narrowings. */
+  lastRead: { path: 'top-k' | 'statement'; rowsRead: number; narrowings: number } = {
+    path: 'statement',
+    rowsRead: 0,
+    narrowings: 0,
+  };
   private readonly statements = new Map<string, SqliteStatement>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly nameRangeReadLimit = NAME_RANGE_READ_LIMIT,
+  ) {}
 
   private get connection(): SqliteConnection {
     return (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
@@ -252,6 +261,7 @@ export class Fts5SearchEngine implements SearchEngine {
       const page = this.searchTopK(query);
       if (page) return page;
     }
+    this.lastRead = { path: 'statement', rowsRead: 0, narrowings: 0 };
     return this.searchAll(query);
   }
 
@@ -281,7 +291,9 @@ export class Fts5SearchEngine implements SearchEngine {
     const top = new TopK(query.offset + query.limit);
     const seen = new Set<number>();
     const tierOf = (rowName: string) => (!name ? 0 : rowName === name ? 2 : rowName.startsWith(name) ? 1 : 0);
-    const offer = (row: RankedRow, relevance: number) =>
+    const read = { path: 'top-k' as const, rowsRead: 0, narrowings: 0 };
+    const offer = (row: RankedRow, relevance: number) => {
+      read.rowsRead += 1;
       top.offer({
         tier: tierOf(row.name),
         score: relevance * row.multiplier,
@@ -289,6 +301,7 @@ export class Fts5SearchEngine implements SearchEngine {
         name: row.name,
         packageId: row.packageId,
       });
+    };
     const everything = fts5Match(terms);
     let total = Number(
       this.statement(`SELECT count(*) FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ? AND rowid < ?`)
@@ -321,7 +334,7 @@ export class Fts5SearchEngine implements SearchEngine {
           .pluck()
           .get(...range, ...visible.parameters),
       );
-      if (named <= NAME_RANGE_READ_LIMIT) {
+      if (named <= this.nameRangeReadLimit) {
         const rows = this.statement(
           `SELECT ${ROW_COLUMNS} FROM ${DOCUMENTS_TABLE} d JOIN ${FTS_TABLE} f ON f.rowid = d.rank_key
            WHERE d.name_lower >= ? AND d.name_lower < ? AND ${visible.sql}`,
@@ -356,11 +369,11 @@ export class Fts5SearchEngine implements SearchEngine {
     for (;;) {
       let narrowed: string | null = null;
       let stopped = false;
-      const read = this.statement(
+      const ordered = this.statement(
         `SELECT ${ROW_COLUMNS} FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
          WHERE ${FTS_TABLE} MATCH ? AND f.rowid >= ? AND f.rowid < ? ORDER BY f.rowid`,
       );
-      for (const row of read.iterate(expression, from, PUBLIC_END) as IterableIterator<RankedRow>) {
+      for (const row of ordered.iterate(expression, from, PUBLIC_END) as IterableIterator<RankedRow>) {
         if (top.full) {
           const bar = top.threshold;
           // Unread documents: tier ≤ 1 while names starting with the query are unread, else 0.
@@ -374,6 +387,7 @@ export class Fts5SearchEngine implements SearchEngine {
             const next = narrowedExpression(terms, order, all, bounds, sum, limit);
             if (next !== expression) {
               narrowed = next;
+              read.narrowings += 1;
               from = row.key;
               break;
             }
@@ -386,6 +400,7 @@ export class Fts5SearchEngine implements SearchEngine {
       if (stopped || narrowed === null) break;
       expression = narrowed;
     }
+    this.lastRead = read;
     return { ids: top.entries.slice(query.offset).map((entry) => entry.packageId), total };
   }
 
