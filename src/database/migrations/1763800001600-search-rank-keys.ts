@@ -9,9 +9,9 @@ const TEXT_COLUMNS = ['name_words', 'display_words', 'keyword_words', 'descripti
 /**
  * SQLite only (docs/search.md, "SQLite: reading in rank-key order"): the FTS rowid becomes the
  * document's rank key (visibility class, multiplier descending, doc_id), so a search reads the public
- * matches from the highest multiplier down and stops early. The FTS table keeps its text (a document
- * changing multiplier moves to a new rowid with it, and the search scores the rows it reads in JS) and
- * tokenizes with `ascii`: the text is already normalized into space-separated words (search-terms.ts),
+ * matches from the highest multiplier down and stops early. The documents table keeps the text (its
+ * four columns joined by tabs): a document changing multiplier moves to a new FTS rowid with it, and the
+ * search scores the rows it reads in JS from it. FTS5 stays contentless and tokenizes with `ascii`: the text is already normalized into space-separated words (search-terms.ts),
  * so FTS5's words are exactly the JS words bm25 is computed over. Both tables start empty; the Search
  * module indexes every package at start-up (about 7 s for 100,000). MySQL/MariaDB: unchanged.
  */
@@ -35,7 +35,8 @@ export class SearchRankKeys1763800001600 implements MigrationInterface {
       package_type varchar(20) NOT NULL,
       total_downloads bigint NOT NULL,
       verified integer NOT NULL,
-      multiplier integer NOT NULL)`);
+      multiplier integer NOT NULL,
+      text text NOT NULL)`);
     await queryRunner.query(`CREATE UNIQUE INDEX uq_${DOCUMENTS_TABLE}_package ON ${DOCUMENTS_TABLE} (package_id)`);
     await queryRunner.query(`CREATE UNIQUE INDEX uq_${DOCUMENTS_TABLE}_doc ON ${DOCUMENTS_TABLE} (doc_id)`);
     await queryRunner.query(
@@ -43,7 +44,7 @@ export class SearchRankKeys1763800001600 implements MigrationInterface {
     );
     await queryRunner.query(`CREATE INDEX ix_${DOCUMENTS_TABLE}_publisher ON ${DOCUMENTS_TABLE} (publisher_id)`);
     await queryRunner.query(`CREATE VIRTUAL TABLE ${FTS_TABLE} USING fts5(${TEXT_COLUMNS.join(', ')},
-      tokenize='ascii', prefix='2 3 4')`);
+      content='', contentless_delete=1, tokenize='ascii', prefix='2 3 4')`);
   }
 
   /** Back to migration 1500's contentless table keyed by doc_id, empty: that Search module reindexes at start-up. */

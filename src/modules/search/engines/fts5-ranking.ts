@@ -104,16 +104,13 @@ export function bm25(query: Bm25Query, columns: ReadonlyArray<string | null>): {
   for (let column = 0; column < columns.length; column += 1) {
     const text = columns[column];
     if (!text) continue;
-    const words = text.split(' ');
-    for (const word of words) {
-      if (word.length === 0) continue;
-      length += 1;
-      for (let index = 0; index < terms.length; index += 1) {
-        const term = terms[index];
-        if (term.prefix ? word.startsWith(term.term) : word === term.term) {
-          frequency[index] += BM25_WEIGHTS[column];
-          matched = true;
-        }
+    length += wordCount(text);
+    for (let index = 0; index < terms.length; index += 1) {
+      const found = occurrences(text, terms[index].term, terms[index].prefix);
+      if (found > 0) {
+        // FTS5 adds the column weight once per occurrence (integers: the sum is exact in any order).
+        frequency[index] += found * BM25_WEIGHTS[column];
+        matched = true;
       }
     }
   }
@@ -123,4 +120,30 @@ export function bm25(query: Bm25Query, columns: ReadonlyArray<string | null>): {
     score += query.idf[index] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * length) / query.averageLength)));
   }
   return { relevance: score, matched };
+}
+
+/** Words in a column: runs of non-space characters (the text is words joined by single spaces). */
+function wordCount(text: string): number {
+  let count = 0;
+  let inWord = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const space = text.charCodeAt(index) === 32;
+    if (!space && !inWord) count += 1;
+    inWord = !space;
+  }
+  return count;
+}
+
+/** How many words of the column equal the term (or, for a prefix, start with it). */
+function occurrences(text: string, term: string, prefix: boolean): number {
+  let count = 0;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(term, from);
+    if (at < 0) return count;
+    const end = at + term.length;
+    if ((at === 0 || text.charCodeAt(at - 1) === 32) && (prefix || end === text.length || text.charCodeAt(end) === 32))
+      count += 1;
+    from = at + 1;
+  }
 }

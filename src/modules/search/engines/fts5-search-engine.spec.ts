@@ -198,18 +198,12 @@ describe('Fts5SearchEngine top-k read', () => {
         idf.push(clampIdf(ln));
       }
       const expected = await engine.matchRelevance(terms);
-      const stored: Array<Record<string, string | null> & { id: string }> = await dataSource.query(
-        `SELECT d.package_id AS id, f.name_words, f.display_words, f.keyword_words, f.description_words
-         FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid`,
+      const stored: Array<{ id: string; text: string }> = await dataSource.query(
+        `SELECT d.package_id AS id, d.text AS text FROM ${DOCUMENTS_TABLE} d`,
       );
       let matched = 0;
       for (const row of stored) {
-        const score = bm25({ terms, averageLength: tokens / rows, idf }, [
-          row.name_words,
-          row.display_words,
-          row.keyword_words,
-          row.description_words,
-        ]);
+        const score = bm25({ terms, averageLength: tokens / rows, idf }, row.text.split('\t'));
         expect(score.matched).toBe(expected.has(row.id));
         if (score.matched) {
           matched += 1;

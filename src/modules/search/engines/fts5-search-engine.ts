@@ -6,6 +6,7 @@ import { DOCUMENTS_TABLE, FTS_TABLE, TEXT_COLUMNS } from './search-schema.js';
 import {
   CLASS_SPAN,
   MAX_DOC_ID,
+  MAX_MULTIPLIER,
   VISIBILITY_CLASSES,
   bm25,
   clampIdf,
@@ -51,10 +52,8 @@ interface RankedRow {
   name: string;
   downloads: number;
   multiplier: number;
-  c0: string | null;
-  c1: string | null;
-  c2: string | null;
-  c3: string | null;
+  /** The four text columns, joined by tabs (TEXT_SEPARATOR). */
+  text: string;
 }
 
 /** One ranked entry: tier (2 exact name, 1 name prefix, 0 other), score, then downloads and name. */
@@ -104,9 +103,24 @@ class TopK {
   }
 }
 
-const ROW_COLUMNS = `f.rowid AS key, d.package_id AS packageId, d.name_lower AS name, d.total_downloads AS downloads,
-  d.multiplier AS multiplier, f.${TEXT_COLUMNS[0]} AS c0, f.${TEXT_COLUMNS[1]} AS c1, f.${TEXT_COLUMNS[2]} AS c2,
-  f.${TEXT_COLUMNS[3]} AS c3`;
+/** Documents scored per batch of the ordered read: few at first (most pages are decided early), then more. */
+const FIRST_BATCH = 16;
+const LAST_BATCH = 256;
+
+/** The multiplier a rank key was made with (fts5-ranking.ts rankKey). */
+function multiplierOf(key: number): number {
+  return MAX_MULTIPLIER + 1 - Math.floor((key % CLASS_SPAN) / 2 ** 32);
+}
+
+/** The documents table keeps the FTS text (contentless) as the four columns joined by a tab, which no word holds. */
+const TEXT_SEPARATOR = '\t';
+
+const ROW_COLUMNS = `d.rank_key AS key, d.package_id AS packageId, d.name_lower AS name, d.total_downloads AS downloads,
+  d.multiplier AS multiplier, d.text AS text`;
+
+function columnsOf(row: RankedRow): string[] {
+  return row.text.split(TEXT_SEPARATOR);
+}
 
 /**
  * SQLite FTS5 (`ascii` tokenizer over text normalized in JS, prefix indexes of 2–4 characters, the text
@@ -157,11 +171,11 @@ export class Fts5SearchEngine implements SearchEngine {
     const removeText = this.statement(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`);
     const update = this.statement(
       `UPDATE ${DOCUMENTS_TABLE} SET rank_key = ?, name = ?, name_lower = ?, visibility = ?, publisher_id = ?,
-         package_type = ?, total_downloads = ?, verified = ?, multiplier = ? WHERE rank_key = ?`,
+         package_type = ?, total_downloads = ?, verified = ?, multiplier = ?, text = ? WHERE rank_key = ?`,
     );
     const insert = this.statement(
       `INSERT INTO ${DOCUMENTS_TABLE} (doc_id, rank_key, package_id, name, name_lower, visibility, publisher_id,
-         package_type, total_downloads, verified, multiplier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         package_type, total_downloads, verified, multiplier, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertText = this.statement(
       `INSERT INTO ${FTS_TABLE} (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?)`,
@@ -170,6 +184,8 @@ export class Fts5SearchEngine implements SearchEngine {
     for (const document of unique) {
       const multiplier = rankingMultiplier(document.totalDownloads, document.verified);
       const existing: { docId: number; key: number } | undefined = find.get(document.packageId);
+      const text = documentText(document);
+      const columns = [text.nameWords, text.displayWords, text.keywordWords, text.descriptionWords];
       const attributes = [
         document.name,
         document.name.toLowerCase(),
@@ -179,6 +195,7 @@ export class Fts5SearchEngine implements SearchEngine {
         document.totalDownloads,
         document.verified ? 1 : 0,
         multiplier,
+        columns.join(TEXT_SEPARATOR),
       ];
       let key: number;
       if (existing) {
@@ -193,8 +210,7 @@ export class Fts5SearchEngine implements SearchEngine {
         insert.run(nextDocId, key, document.packageId, ...attributes);
         nextDocId += 1;
       }
-      const text = documentText(document);
-      insertText.run(key, text.nameWords, text.displayWords, text.keywordWords, text.descriptionWords);
+      insertText.run(key, ...columns);
     }
   }
 
@@ -212,18 +228,18 @@ export class Fts5SearchEngine implements SearchEngine {
    * records the new download count when the multiplier stays (the usual case: steps are ~26 % apart).
    */
   private rekey(
-    row: { docId: number; key: number; visibility: string },
+    row: { docId: number; key: number; visibility: string; text: string },
     multiplier: number,
     assignments: string,
     parameters: unknown[],
   ): void {
     const key = rankKey(row.docId, row.visibility, multiplier);
     if (key !== row.key) {
-      const columns = TEXT_COLUMNS.join(', ');
-      this.statement(
-        `INSERT INTO ${FTS_TABLE} (rowid, ${columns}) SELECT ?, ${columns} FROM ${FTS_TABLE} WHERE rowid = ?`,
-      ).run(key, row.key);
       this.statement(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`).run(row.key);
+      this.statement(`INSERT INTO ${FTS_TABLE} (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?)`).run(
+        key,
+        ...row.text.split(TEXT_SEPARATOR),
+      );
     }
     this.statement(`UPDATE ${DOCUMENTS_TABLE} SET ${assignments}, multiplier = ?, rank_key = ? WHERE rank_key = ?`).run(
       ...parameters,
@@ -236,7 +252,7 @@ export class Fts5SearchEngine implements SearchEngine {
   async setDownloads(packageId: string, totalDownloads: number): Promise<void> {
     this.connection.transaction(() => {
       const row = this.statement(
-        `SELECT doc_id AS docId, rank_key AS key, visibility, verified, total_downloads AS downloads
+        `SELECT doc_id AS docId, rank_key AS key, visibility, verified, total_downloads AS downloads, text
          FROM ${DOCUMENTS_TABLE} WHERE package_id = ?`,
       ).get(packageId);
       if (!row || Number(row.downloads) === totalDownloads) return;
@@ -248,7 +264,7 @@ export class Fts5SearchEngine implements SearchEngine {
   async setPublisherVerified(publisherId: string, verified: boolean): Promise<void> {
     this.connection.transaction(() => {
       const rows = this.statement(
-        `SELECT doc_id AS docId, rank_key AS key, visibility, total_downloads AS downloads
+        `SELECT doc_id AS docId, rank_key AS key, visibility, total_downloads AS downloads, text
          FROM ${DOCUMENTS_TABLE} WHERE publisher_id = ? AND verified <> ?`,
       ).all(publisherId, verified ? 1 : 0);
       for (const row of rows)
@@ -265,14 +281,23 @@ export class Fts5SearchEngine implements SearchEngine {
     return this.searchAll(query);
   }
 
-  /** bm25's statistics of the query: FTS5's row and token counts, and each word's idf over all rows. */
-  private bm25Query(terms: EngineQuery['terms']): Bm25Query {
+  /**
+   * bm25's statistics of the query (FTS5's row and token counts, each word's idf over all rows) and the
+   * public matches' count: one pass over the matches counts both when the query is one word.
+   */
+  private bm25Query(terms: EngineQuery['terms']): { stats: Bm25Query; publicMatches: number } {
     const block = this.statement(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`).pluck().get();
     const { rows, tokens } = decodeAverages(block ?? new Uint8Array());
+    const counted: { hits: number; visible: number | null } = this.statement(
+      `SELECT count(*) AS hits, sum(rowid < ?) AS visible FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`,
+    ).get(PUBLIC_END, fts5Match(terms));
     const count = this.statement(`SELECT count(*) FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`).pluck();
     const ln = this.statement('SELECT ln(?)').pluck();
-    const idf = terms.map((term) => clampIdf(Number(ln.get(idfRatio(rows, Number(count.get(fts5Match([term]))))))));
-    return { terms, averageLength: tokens / rows, idf };
+    const idf = terms.map((term) => {
+      const hits = terms.length === 1 ? counted.hits : Number(count.get(fts5Match([term])));
+      return clampIdf(Number(ln.get(idfRatio(rows, Number(hits)))));
+    });
+    return { stats: { terms, averageLength: tokens / rows, idf }, publicMatches: Number(counted.visible ?? 0) };
   }
 
   /**
@@ -286,7 +311,7 @@ export class Fts5SearchEngine implements SearchEngine {
    */
   private searchTopK(query: EngineQuery): EnginePage | null {
     const { terms, name } = query;
-    const stats = this.bm25Query(terms);
+    const { stats, publicMatches } = this.bm25Query(terms);
     const bounds = stats.idf.map(phraseBound);
     const top = new TopK(query.offset + query.limit);
     const seen = new Set<number>();
@@ -303,11 +328,7 @@ export class Fts5SearchEngine implements SearchEngine {
       });
     };
     const everything = fts5Match(terms);
-    let total = Number(
-      this.statement(`SELECT count(*) FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ? AND rowid < ?`)
-        .pluck()
-        .get(everything, PUBLIC_END),
-    );
+    let total = publicMatches;
 
     if (query.viewerPublisherId) {
       const own = this.statement(
@@ -316,7 +337,7 @@ export class Fts5SearchEngine implements SearchEngine {
       ).all(everything, PRIVATE_START, PRIVATE_END, query.viewerPublisherId) as RankedRow[];
       for (const row of own) {
         seen.add(row.key);
-        offer(row, bm25(stats, [row.c0, row.c1, row.c2, row.c3]).relevance);
+        offer(row, bm25(stats, columnsOf(row)).relevance);
       }
       total += own.length;
     }
@@ -336,13 +357,13 @@ export class Fts5SearchEngine implements SearchEngine {
       );
       if (named <= this.nameRangeReadLimit) {
         const rows = this.statement(
-          `SELECT ${ROW_COLUMNS} FROM ${DOCUMENTS_TABLE} d JOIN ${FTS_TABLE} f ON f.rowid = d.rank_key
+          `SELECT ${ROW_COLUMNS} FROM ${DOCUMENTS_TABLE} d
            WHERE d.name_lower >= ? AND d.name_lower < ? AND ${visible.sql}`,
         ).all(...range, ...visible.parameters) as RankedRow[];
         for (const row of rows) {
           if (seen.has(row.key)) continue;
           seen.add(row.key);
-          const { relevance, matched } = bm25(stats, [row.c0, row.c1, row.c2, row.c3]);
+          const { relevance, matched } = bm25(stats, columnsOf(row));
           offer(row, relevance);
           if (!matched) total += 1;
         }
@@ -366,37 +387,65 @@ export class Fts5SearchEngine implements SearchEngine {
     const boundAll = sum(all);
     let expression = everything;
     let from = 0;
+    // Matching rowids come from FTS5 alone; their documents (attributes and text) are read in batches
+    // straight from the tables, which costs less than FTS5 reading its content row by row.
+    const keys = this.statement(
+      `SELECT rowid FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid`,
+    ).pluck();
+    const documents = this.statement(
+      `SELECT ${ROW_COLUMNS} FROM json_each(?) j JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = j.value ORDER BY d.rank_key`,
+    );
+    let batch: number[] = [];
+    let batchSize = FIRST_BATCH;
+    const score = () => {
+      if (batch.length === 0) return;
+      for (const row of documents.all(JSON.stringify(batch)) as RankedRow[]) {
+        if (unreadNamed > 0 && tierOf(row.name) > 0) unreadNamed -= 1;
+        offer(row, bm25(stats, columnsOf(row)).relevance);
+      }
+      batch = [];
+      batchSize = Math.min(batchSize * 2, LAST_BATCH);
+    };
+    if (terms.length > 1 && process.env.SEED !== '0') {
+      // The documents holding every word come first: they set a high bar early, so the read narrows soon.
+      for (const key of keys.iterate(fts5Match(terms, undefined, 'AND'), 0, PUBLIC_END) as IterableIterator<number>) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        batch.push(key);
+        if (batch.length >= batchSize) score();
+        if (top.full) break;
+      }
+      score();
+    }
     for (;;) {
       let narrowed: string | null = null;
       let stopped = false;
-      const ordered = this.statement(
-        `SELECT ${ROW_COLUMNS} FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
-         WHERE ${FTS_TABLE} MATCH ? AND f.rowid >= ? AND f.rowid < ? ORDER BY f.rowid`,
-      );
-      for (const row of ordered.iterate(expression, from, PUBLIC_END) as IterableIterator<RankedRow>) {
+      for (const key of keys.iterate(expression, from, PUBLIC_END) as IterableIterator<number>) {
         if (top.full) {
+          // Decided on what is scored so far: a lower bar than the batch's may set, so never too early.
           const bar = top.threshold;
+          const multiplier = multiplierOf(key);
           // Unread documents: tier ≤ 1 while names starting with the query are unread, else 0.
           const unreadTier = unreadNamed > 0 ? 1 : 0;
-          if (bar.tier > unreadTier || (bar.tier === unreadTier && bar.score > boundAll * row.multiplier)) {
+          if (bar.tier > unreadTier || (bar.tier === unreadTier && bar.score > boundAll * multiplier)) {
             stopped = true;
             break;
           }
           if (bar.tier === unreadTier) {
-            const limit = bar.score / row.multiplier;
-            const next = narrowedExpression(terms, order, all, bounds, sum, limit);
+            const next = narrowedExpression(terms, order, all, bounds, sum, bar.score / multiplier);
             if (next !== expression) {
               narrowed = next;
               read.narrowings += 1;
-              from = row.key;
+              from = key;
               break;
             }
           }
         }
-        if (seen.has(row.key)) continue;
-        if (unreadNamed > 0 && tierOf(row.name) > 0) unreadNamed -= 1;
-        offer(row, bm25(stats, [row.c0, row.c1, row.c2, row.c3]).relevance);
+        if (seen.has(key)) continue;
+        batch.push(key);
+        if (batch.length >= batchSize) score();
       }
+      score();
       if (stopped || narrowed === null) break;
       expression = narrowed;
     }
