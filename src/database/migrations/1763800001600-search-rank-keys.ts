@@ -13,13 +13,18 @@ const TEXT_COLUMNS = ['name_words', 'display_words', 'keyword_words', 'descripti
  * four columns joined by tabs): a document changing multiplier moves to a new FTS rowid with it, and the
  * search scores the rows it reads in JS from it. FTS5 stays contentless and tokenizes with `ascii`: the text is already normalized into space-separated words (search-terms.ts),
  * so FTS5's words are exactly the JS words bm25 is computed over. Both tables start empty; the Search
- * module indexes every package at start-up (about 7 s for 100,000). MySQL/MariaDB: unchanged.
+ * module indexes every package at start-up (about 8 s for 100,000). MySQL/MariaDB: the documents are
+ * emptied, to be indexed again at start-up with the name's segments among its words.
  */
 export class SearchRankKeys1763800001600 implements MigrationInterface {
   name = 'SearchRankKeys1763800001600';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    if (SqlDialect.of(queryRunner.connection).mysql) return;
+    if (SqlDialect.of(queryRunner.connection).mysql) {
+      // A name's words now include its segments (search-terms.ts nameWords): reindexed at start-up.
+      await queryRunner.query(`DELETE FROM ${DOCUMENTS_TABLE}`);
+      return;
+    }
     await queryRunner.query(`DROP TABLE IF EXISTS ${FTS_TABLE}`);
     await queryRunner.query(`DROP TABLE IF EXISTS ${DOCUMENTS_TABLE}`);
     // rank_key is the FTS rowid and this table's own rowid (a join is one rowid lookup); doc_id is the
@@ -44,7 +49,7 @@ export class SearchRankKeys1763800001600 implements MigrationInterface {
     );
     await queryRunner.query(`CREATE INDEX ix_${DOCUMENTS_TABLE}_publisher ON ${DOCUMENTS_TABLE} (publisher_id)`);
     await queryRunner.query(`CREATE VIRTUAL TABLE ${FTS_TABLE} USING fts5(${TEXT_COLUMNS.join(', ')},
-      content='', contentless_delete=1, tokenize='ascii', prefix='2 3 4')`);
+      content='', contentless_delete=1, tokenize='ascii', prefix='2 3 4 5 6')`);
   }
 
   /** Back to migration 1500's contentless table keyed by doc_id, empty: that Search module reindexes at start-up. */

@@ -30,8 +30,10 @@ describe('search terms', () => {
   });
 
   it('splits names on punctuation and camel case and adds the joined form', () => {
-    expect(nameWords('CloudSync-utils')).toEqual(['cloud', 'sync', 'utils', 'cloudsyncutils']);
+    expect(nameWords('CloudSync-utils')).toEqual(['cloud', 'sync', 'utils', 'cloudsync', 'cloudsyncutils']);
     expect(nameWords('XMLParser')).toEqual(['xml', 'parser', 'xmlparser']);
+    expect(nameWords('cLoud-x')).toEqual(['c', 'loud', 'x', 'cloud', 'cloudx']);
+    expect(nameWords('cloud-sync')).toEqual(['cloud', 'sync', 'cloudsync']);
   });
 
   it('writes each text column as normalized words, the joined name counted as a name word', () => {
@@ -43,7 +45,7 @@ describe('search terms', () => {
         keywords: ['Cloud Storage', 'sync'],
       }),
     ).toEqual({
-      nameWords: 'my cloud sync mycloudsync',
+      nameWords: 'my cloud sync cloudsync mycloudsync',
       displayWords: 'cafe creme',
       keywordWords: 'cloud storage sync',
       descriptionWords: 'syncs files fast',
@@ -111,8 +113,12 @@ describe('search terms', () => {
   });
 
   it('keeps the joined spelling of a name apart from its words, and none when the name is one word', () => {
-    expect(splitName('CloudSync-utils')).toEqual({ parts: ['cloud', 'sync', 'utils'], joined: 'cloudsyncutils' });
-    expect(splitName('tapir')).toEqual({ parts: ['tapir'], joined: null });
+    expect(splitName('CloudSync-utils')).toEqual({
+      parts: ['cloud', 'sync', 'utils'],
+      segments: ['cloudsync', 'utils'],
+      joined: 'cloudsyncutils',
+    });
+    expect(splitName('tapir')).toEqual({ parts: ['tapir'], segments: ['tapir'], joined: null });
   });
 
   it('cuts a long joined name to the index column length', () => {

@@ -89,18 +89,24 @@ export function words(text: string | null | undefined): string[] {
   return (normalizeText(text).match(WORD) ?? []).map(clip);
 }
 
-/** `CloudSync-utils` → cloud, sync, utils and the joined `cloudsyncutils`, so both spellings find it. */
+/**
+ * `CloudSync-utils` → cloud, sync, utils, the name's own segments (`cloudsync`, utils) and the joined
+ * `cloudsyncutils`, so every spelling finds it. The segments (the name's runs of letters and digits,
+ * lower-cased, not split at capitals) make a name's first word a word of it whatever its capitals: every
+ * name starting with `cloud-` holds the word `cloud`, which lets a search prove its name range matched.
+ */
 export function nameWords(name: string): string[] {
-  const { parts, joined } = splitName(name);
-  return joined ? [...parts, joined] : parts;
+  const { parts, segments, joined } = splitName(name);
+  return unique([...parts, ...segments, ...(joined ? [joined] : [])]);
 }
 
-/** The name's words, and their concatenation when it is not one of them. */
-export function splitName(name: string): { parts: string[]; joined: string | null } {
+/** The name's words, its segments, and their concatenation when it is not one of them. */
+export function splitName(name: string): { parts: string[]; segments: string[]; joined: string | null } {
   const spaced = name.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
-  const parts = words(spaced);
-  const joined = clip(words(name).join(''));
-  return { parts: unique(parts), joined: joined && !parts.includes(joined) ? joined : null };
+  const parts = unique(words(spaced));
+  const segments = unique(words(name));
+  const joined = clip(segments.length > 0 ? words(name).join('') : '');
+  return { parts, segments, joined: joined && !parts.includes(joined) && !segments.includes(joined) ? joined : null };
 }
 
 /** The words of each text column, normalized and space-separated: what the full-text engines index. */

@@ -133,6 +133,7 @@ describe('Fts5SearchEngine top-k read', () => {
     'smartcache',
     'sync_parser',
     'x',
+    'c',
     'the sync',
     'vault metrics logger queue',
   ];
@@ -148,8 +149,8 @@ describe('Fts5SearchEngine top-k read', () => {
   });
 
   it('ranks the same when the names starting with the query are too many to read whole', async () => {
-    // A limit of 20 names: single words are proven matched and met by the ordered read; other names
-    // (`cloud-`, `data-s`, a one-letter `x`) go to the one statement.
+    // A limit of 20 names: names whose first word the query holds are proven matched and met by the
+    // ordered read; others (a one-letter `c`) go to the one statement.
     const strict = engine;
     engine = new Fts5SearchEngine(dataSource, 20);
     try {
@@ -161,7 +162,9 @@ describe('Fts5SearchEngine top-k read', () => {
       }
       expect(paths.get('sync')).toBe('top-k');
       expect(paths.get('cloud')).toBe('top-k');
-      expect(paths.get('cloud-')).toBe('statement');
+      expect(paths.get('cloud-')).toBe('top-k');
+      expect(paths.get('data-s')).toBe('top-k');
+      expect(paths.get('c')).toBe('statement');
     } finally {
       engine = strict;
     }

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { COLUMN_WEIGHTS, documentText, prefixUpperBound, rankingMultiplier } from '../search-terms.js';
+import { COLUMN_WEIGHTS, clip, documentText, prefixUpperBound, rankingMultiplier } from '../search-terms.js';
 import type { EnginePage, EngineQuery, EngineSuggest, SearchDocument, SearchEngine } from './search-engine.js';
 import { DOCUMENTS_PER_INSERT, assertPlainWord, filtersSql, tierSql, visibleSql } from './search-engine-sql.js';
 import { DOCUMENTS_TABLE, FTS_TABLE, TEXT_COLUMNS } from './search-schema.js';
@@ -39,6 +39,7 @@ interface SqliteStatement {
   run(...parameters: unknown[]): { changes: number };
   iterate(...parameters: unknown[]): IterableIterator<any>;
   pluck(toggle?: boolean): SqliteStatement;
+  raw(toggle?: boolean): SqliteStatement;
 }
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
@@ -62,7 +63,9 @@ interface Ranked {
   score: number;
   downloads: number;
   name: string;
-  packageId: string;
+  /** The rank key (unique: the last tie-break), and the package id once read. */
+  key: number;
+  packageId: string | null;
 }
 
 function compareRanked(a: Ranked, b: Ranked): number {
@@ -71,7 +74,7 @@ function compareRanked(a: Ranked, b: Ranked): number {
     b.score - a.score ||
     b.downloads - a.downloads ||
     (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
-    (a.packageId < b.packageId ? -1 : a.packageId > b.packageId ? 1 : 0)
+    a.key - b.key
   );
 }
 
@@ -324,6 +327,7 @@ export class Fts5SearchEngine implements SearchEngine {
         score: relevance * row.multiplier,
         downloads: Number(row.downloads),
         name: row.name,
+        key: row.key,
         packageId: row.packageId,
       });
     };
@@ -392,31 +396,33 @@ export class Fts5SearchEngine implements SearchEngine {
     const keys = this.statement(
       `SELECT rowid FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid`,
     ).pluck();
+    // Raw rows, only what ranking reads: rank key (the multiplier is in it), name, downloads, text.
     const documents = this.statement(
-      `SELECT ${ROW_COLUMNS} FROM json_each(?) j JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = j.value ORDER BY d.rank_key`,
-    );
+      `SELECT rank_key, name_lower, total_downloads, text FROM ${DOCUMENTS_TABLE}
+       WHERE rank_key IN (SELECT value FROM json_each(?))`,
+    ).raw(true);
     let batch: number[] = [];
     let batchSize = FIRST_BATCH;
     const score = () => {
       if (batch.length === 0) return;
-      for (const row of documents.all(JSON.stringify(batch)) as RankedRow[]) {
-        if (unreadNamed > 0 && tierOf(row.name) > 0) unreadNamed -= 1;
-        offer(row, bm25(stats, columnsOf(row)).relevance);
+      for (const [key, rowName, downloads, text] of documents.all(JSON.stringify(batch)) as Array<
+        [number, string, number, string]
+      >) {
+        if (unreadNamed > 0 && tierOf(rowName) > 0) unreadNamed -= 1;
+        const multiplier = multiplierOf(key);
+        read.rowsRead += 1;
+        top.offer({
+          tier: tierOf(rowName),
+          score: bm25(stats, text.split(TEXT_SEPARATOR)).relevance * multiplier,
+          downloads: Number(downloads),
+          name: rowName,
+          key,
+          packageId: null,
+        });
       }
       batch = [];
       batchSize = Math.min(batchSize * 2, LAST_BATCH);
     };
-    if (terms.length > 1 && process.env.SEED !== '0') {
-      // The documents holding every word come first: they set a high bar early, so the read narrows soon.
-      for (const key of keys.iterate(fts5Match(terms, undefined, 'AND'), 0, PUBLIC_END) as IterableIterator<number>) {
-        if (seen.has(key)) continue;
-        seen.add(key);
-        batch.push(key);
-        if (batch.length >= batchSize) score();
-        if (top.full) break;
-      }
-      score();
-    }
     for (;;) {
       let narrowed: string | null = null;
       let stopped = false;
@@ -450,7 +456,18 @@ export class Fts5SearchEngine implements SearchEngine {
       expression = narrowed;
     }
     this.lastRead = read;
-    return { ids: top.entries.slice(query.offset).map((entry) => entry.packageId), total };
+    const page = top.entries.slice(query.offset);
+    const unnamed = page.filter((entry) => entry.packageId === null).map((entry) => entry.key);
+    const ids = new Map<number, string>(
+      unnamed.length === 0
+        ? []
+        : (this.statement(
+            `SELECT rank_key, package_id FROM ${DOCUMENTS_TABLE} WHERE rank_key IN (SELECT value FROM json_each(?))`,
+          )
+            .raw(true)
+            .all(JSON.stringify(unnamed)) as Array<[number, string]>),
+    );
+    return { ids: page.map((entry) => entry.packageId ?? ids.get(entry.key) ?? ''), total };
   }
 
   /** Every match in one statement, ranked by SQLite: the package type filter, and names the top-k read cannot. */
@@ -539,12 +556,18 @@ export class Fts5SearchEngine implements SearchEngine {
 }
 
 /**
- * Whether every package whose name starts with `name` matches the query's words: true when the query
- * is one word of letters and digits read as a prefix (2+ characters) — such a name's joined word
- * (search-terms.ts nameWords: its letters and digits run together) starts with it.
+ * Whether every package whose name starts with `name` provably matches the query's words (then the
+ * ordered read meets them all like any other match). A name's segments are words of it (search-terms.ts
+ * nameWords), so its first segment is: a query name that is one segment (`cloud`) is matched when the
+ * query reads it as a prefix; a first segment followed by punctuation (`cloud-`, `data-s`) is the whole
+ * first segment of every such name, matched when it is one of the query's words.
  */
 export function everyNameMatches(name: string, terms: EngineQuery['terms']): boolean {
-  return /^[a-z0-9]+$/.test(name) && terms.length === 1 && terms[0].prefix && terms[0].term === name;
+  const first = /^[a-z0-9]+/.exec(name)?.[0];
+  if (!first) return false;
+  const word = clip(first);
+  if (first.length === name.length) return terms.some((term) => term.prefix && term.term === word);
+  return terms.some((term) => term.term === word);
 }
 
 /**
