@@ -5,6 +5,7 @@ import {
   nameWords,
   normalizeText,
   parseQuery,
+  downloadsAboveBoost,
   popularityBoost,
   prefixUpperBound,
   rankingMultiplier,
@@ -104,6 +105,17 @@ describe('search terms', () => {
     expect(
       [0, 1, 2, 9, 10, 99, 100, 125, 126, 1_000, 10_000, 100_000, 999_999, 1_000_000, 50_000_000].map(popularityBoost),
     ).toEqual([100, 100, 103, 109, 110, 119, 120, 120, 121, 130, 140, 150, 159, 160, 160]);
+  });
+
+  it('knows the fewest downloads above each popularity boost (what a read in multiplier order can stop on)', () => {
+    for (let boost = 100; boost < 160; boost += 1) {
+      const above = downloadsAboveBoost(boost);
+      // Fewer downloads never have a higher boost; this many have (several low steps share a count).
+      expect(popularityBoost(above - 1)).toBeLessThanOrEqual(boost);
+      expect(popularityBoost(above)).toBeGreaterThan(boost);
+    }
+    expect(downloadsAboveBoost(160)).toBe(Number.POSITIVE_INFINITY);
+    expect(downloadsAboveBoost(99)).toBe(0);
   });
 
   it('multiplies relevance by the popularity boost and 1.2 for a verified publisher', () => {

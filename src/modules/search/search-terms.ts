@@ -37,6 +37,16 @@ export function popularityBoost(totalDownloads: number): number {
   return 100 + points;
 }
 
+/**
+ * The fewest downloads a package with a popularity boost above `boost` has: every package whose boost
+ * is at most `boost` has fewer. Infinity at the cap (160), which any count may reach.
+ */
+export function downloadsAboveBoost(boost: number): number {
+  const points = Math.floor(boost) - 100;
+  if (points < 0) return 0;
+  return points < POPULARITY_STEPS.length ? POPULARITY_STEPS[points] : Number.POSITIVE_INFINITY;
+}
+
 /** Words are cut at 64 characters, the same way at index and query time. */
 export const TERM_MAX_LENGTH = 64;
 /** The documented maximum length of `q`; longer queries are refused with 422. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../../../database/data-source-options.js';
-import { parseQuery, rankingMultiplier } from '../search-terms.js';
+import { nameWords, parseQuery, rankingMultiplier } from '../search-terms.js';
 import { Fts5SearchEngine, fts5Match } from './fts5-search-engine.js';
 import { CLASS_SPAN, bm25, clampIdf, decodeAverages, idfRatio, rankKey } from './fts5-ranking.js';
 import { referenceRanking } from './reference-ranking.js';
@@ -152,7 +152,7 @@ describe('Fts5SearchEngine top-k read', () => {
     // A limit of 20 names: names whose first word the query holds are proven matched and met by the
     // ordered read; others (a one-letter `c`) go to the one statement.
     const strict = engine;
-    engine = new Fts5SearchEngine(dataSource, 20);
+    engine = new Fts5SearchEngine(dataSource, { nameRange: 20 });
     try {
       const paths = new Map<string, string>();
       for (const text of QUERIES) {
@@ -167,6 +167,45 @@ describe('Fts5SearchEngine top-k read', () => {
       expect(paths.get('c')).toBe('statement');
     } finally {
       engine = strict;
+    }
+  });
+
+  it('suggests as the oracle: whole-name prefixes first, then names with a word starting with it, by downloads', async () => {
+    const visibleTo = (viewer: string | null) =>
+      [...documents.values()].filter(
+        (document) =>
+          document.visibility === 'public' || (document.visibility === 'private' && document.publisherId === viewer),
+      );
+    const byDownloads = (a: SearchDocument, b: SearchDocument) =>
+      b.totalDownloads - a.totalDownloads || (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1);
+    const oracle = (name: string | null, word: string | null, viewer: string | null, limit: number) => {
+      const candidates = visibleTo(viewer);
+      const whole = name ? candidates.filter((document) => document.name.toLowerCase().startsWith(name)) : [];
+      const named = new Set(whole);
+      const words = word
+        ? candidates.filter(
+            (document) =>
+              !named.has(document) && nameWords(document.name).some((nameWord) => nameWord.startsWith(word)),
+          )
+        : [];
+      return [...whole.sort(byDownloads), ...words.sort(byDownloads)].slice(0, limit).map((document) => document.name);
+    };
+    const small = new Fts5SearchEngine(dataSource, { suggest: 5 });
+    for (const text of ['c', 'cl', 'cloud', 'cloud-', 'clo', 'sy', 'sync', 'data.', 'micro.tr', 'zzz', 'q', 'par']) {
+      const name = text;
+      const word = parseQuery(text).terms.at(-1)?.term ?? null;
+      for (const viewer of [null, 'pub-a'])
+        for (const limit of [1, 10, 40])
+          for (const candidate of [engine, small]) {
+            const expected = oracle(name, word && word.length >= 2 ? word : null, viewer, limit);
+            const query = {
+              name,
+              wordPrefix: word && word.length >= 2 ? word : null,
+              viewerPublisherId: viewer,
+              limit,
+            };
+            expect({ query, names: await candidate.suggest(query) }).toEqual({ query, names: expected });
+          }
     }
   });
 

@@ -1,5 +1,13 @@
 import type { DataSource } from 'typeorm';
-import { COLUMN_WEIGHTS, clip, documentText, prefixUpperBound, rankingMultiplier } from '../search-terms.js';
+import {
+  COLUMN_WEIGHTS,
+  UNVERIFIED_FACTOR,
+  clip,
+  documentText,
+  downloadsAboveBoost,
+  prefixUpperBound,
+  rankingMultiplier,
+} from '../search-terms.js';
 import type { EnginePage, EngineQuery, EngineSuggest, SearchDocument, SearchEngine } from './search-engine.js';
 import { DOCUMENTS_PER_INSERT, assertPlainWord, filtersSql, tierSql, visibleSql } from './search-engine-sql.js';
 import { DOCUMENTS_TABLE, FTS_TABLE, TEXT_COLUMNS } from './search-schema.js';
@@ -115,6 +123,50 @@ function multiplierOf(key: number): number {
   return MAX_MULTIPLIER + 1 - Math.floor((key % CLASS_SPAN) / 2 ** 32);
 }
 
+/** Suggestions: a name range or word of at most this many visible names is read whole. */
+const SUGGEST_READ_LIMIT = 500;
+const SUGGEST_BATCH = 64;
+
+type SuggestedRow = [name: string, nameLower: string, downloads: number];
+interface Suggested {
+  name: string;
+  nameLower: string;
+  downloads: number;
+}
+
+function suggested([name, nameLower, downloads]: SuggestedRow): Suggested {
+  return { name, nameLower, downloads: Number(downloads) };
+}
+
+function compareSuggested(a: Suggested, b: Suggested): number {
+  return b.downloads - a.downloads || (a.nameLower < b.nameLower ? -1 : a.nameLower > b.nameLower ? 1 : 0);
+}
+
+function bestSuggestions(entries: Suggested[], limit: number): Suggested[] {
+  return entries.sort(compareSuggested).slice(0, limit);
+}
+
+/** The best `size` suggestions of a read in rank-key order, and whether an unread one could still enter. */
+class SuggestionList {
+  readonly entries: Suggested[] = [];
+
+  constructor(readonly size: number) {}
+
+  offer(entry: Suggested): void {
+    if (this.entries.length >= this.size && compareSuggested(entry, this.entries[this.size - 1]) >= 0) return;
+    this.entries.push(entry);
+    this.entries.sort(compareSuggested);
+    if (this.entries.length > this.size) this.entries.pop();
+  }
+
+  /** Full, and its last entry has at least the downloads every document at or after `key` stays below. */
+  complete(key: number): boolean {
+    if (this.entries.length < this.size) return false;
+    const boost = Math.floor(multiplierOf(key) / UNVERIFIED_FACTOR);
+    return this.entries[this.size - 1].downloads >= downloadsAboveBoost(boost);
+  }
+}
+
 /** The documents table keeps the FTS text (contentless) as the four columns joined by a tab, which no word holds. */
 const TEXT_SEPARATOR = '\t';
 
@@ -143,10 +195,17 @@ export class Fts5SearchEngine implements SearchEngine {
   };
   private readonly statements = new Map<string, SqliteStatement>();
 
+  private readonly nameRangeReadLimit: number;
+  private readonly suggestReadLimit: number;
+
+  /** `limits` lowers the read-whole thresholds (tests use it to reach the ordered reads on little data). */
   constructor(
     private readonly dataSource: DataSource,
-    private readonly nameRangeReadLimit = NAME_RANGE_READ_LIMIT,
-  ) {}
+    limits: { nameRange?: number; suggest?: number } = {},
+  ) {
+    this.nameRangeReadLimit = limits.nameRange ?? NAME_RANGE_READ_LIMIT;
+    this.suggestReadLimit = limits.suggest ?? SUGGEST_READ_LIMIT;
+  }
 
   private get connection(): SqliteConnection {
     return (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
@@ -507,36 +566,91 @@ export class Fts5SearchEngine implements SearchEngine {
     return { ids: [], total: Number(total) };
   }
 
+  /**
+   * Names starting with the text first, then names with a word starting with it, each by downloads then
+   * name. Small sets are read whole; large ones in rank-key order, which is multiplier order: a document
+   * read with multiplier m has a popularity boost of at most m / 10, so every unread one has fewer
+   * downloads than that boost's step, and the read stops once the list's last entry has at least that many.
+   */
   async suggest(query: EngineSuggest): Promise<string[]> {
+    if (query.limit <= 0) return [];
     const visible = visibleSql('d', query.viewerPublisherId);
-    const order = 'ORDER BY d.total_downloads DESC, d.name_lower ASC LIMIT ?';
-    const branches: string[] = [];
-    const parameters: Array<string | number> = [];
-    const columns = 'd.name AS name, d.name_lower AS name_lower, d.total_downloads AS total_downloads';
+    const whole: Suggested[] = [];
     if (query.name) {
-      branches.push(
-        `SELECT * FROM (SELECT ${columns}, 1 AS whole FROM ${DOCUMENTS_TABLE} d
-         WHERE d.name_lower >= ? AND d.name_lower < ? AND ${visible.sql} ${order})`,
+      const range = [query.name, prefixUpperBound(query.name)];
+      const inRange = `d.name_lower >= ? AND d.name_lower < ?`;
+      const few = Number(
+        this.statement(
+          `SELECT count(*) FROM (SELECT 1 FROM ${DOCUMENTS_TABLE} d WHERE ${inRange} AND ${visible.sql} LIMIT ?)`,
+        )
+          .pluck()
+          .get(...range, ...visible.parameters, this.suggestReadLimit + 1),
       );
-      parameters.push(query.name, prefixUpperBound(query.name), ...visible.parameters, query.limit);
+      if (few <= this.suggestReadLimit) {
+        const rows = this.statement(
+          `SELECT d.name, d.name_lower, d.total_downloads FROM ${DOCUMENTS_TABLE} d WHERE ${inRange} AND ${visible.sql}`,
+        )
+          .raw(true)
+          .all(...range, ...visible.parameters) as SuggestedRow[];
+        whole.push(...bestSuggestions(rows.map(suggested), query.limit));
+      } else {
+        const list = new SuggestionList(query.limit);
+        if (query.viewerPublisherId)
+          for (const row of this.statement(
+            `SELECT d.name, d.name_lower, d.total_downloads FROM ${DOCUMENTS_TABLE} d
+             WHERE ${inRange} AND d.visibility = 'private' AND d.publisher_id = ?`,
+          )
+            .raw(true)
+            .iterate(...range, query.viewerPublisherId) as IterableIterator<SuggestedRow>)
+            list.offer(suggested(row));
+        const ordered = this.statement(
+          `SELECT d.rank_key, d.name, d.name_lower, d.total_downloads FROM ${DOCUMENTS_TABLE} d
+           WHERE d.rank_key < ? ORDER BY d.rank_key`,
+        ).raw(true);
+        for (const [key, ...row] of ordered.iterate(PUBLIC_END) as IterableIterator<[number, ...SuggestedRow]>) {
+          if (list.complete(key)) break;
+          if (row[1] >= query.name && row[1] < range[1]) list.offer(suggested(row));
+        }
+        whole.push(...list.entries);
+      }
     }
-    if (query.wordPrefix) {
-      // Names that start with the text are the first branch's, so each name is listed once.
-      const notWhole = query.name ? 'AND NOT (d.name_lower >= ? AND d.name_lower < ?)' : '';
-      branches.push(
-        `SELECT * FROM (SELECT ${columns}, 0 AS whole FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
-         WHERE ${FTS_TABLE} MATCH ? ${notWhole} AND ${visible.sql} ${order})`,
-      );
-      parameters.push(fts5Match([{ term: query.wordPrefix, prefix: true }], TEXT_COLUMNS[0]));
-      if (query.name) parameters.push(query.name, prefixUpperBound(query.name));
-      parameters.push(...visible.parameters, query.limit);
+    const wanted = query.limit - whole.length;
+    if (!query.wordPrefix || wanted <= 0) return whole.map((entry) => entry.name);
+
+    // Names with a word starting with the text (FTS on the name column), the first list's names left out.
+    const expression = fts5Match([{ term: query.wordPrefix, prefix: true }], TEXT_COLUMNS[0]);
+    const startsWhole = (nameLower: string) =>
+      query.name !== null && nameLower >= query.name && nameLower < prefixUpperBound(query.name);
+    const list = new SuggestionList(wanted);
+    if (query.viewerPublisherId)
+      for (const row of this.statement(
+        `SELECT d.name, d.name_lower, d.total_downloads FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
+         WHERE ${FTS_TABLE} MATCH ? AND f.rowid >= ? AND f.rowid < ? AND d.publisher_id = ?`,
+      )
+        .raw(true)
+        .iterate(expression, PRIVATE_START, PRIVATE_END, query.viewerPublisherId) as IterableIterator<SuggestedRow>)
+        if (!startsWhole(row[1])) list.offer(suggested(row));
+    const keys = this.statement(
+      `SELECT rowid FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ? AND rowid < ? ORDER BY rowid`,
+    ).pluck();
+    const documents = this.statement(
+      `SELECT name, name_lower, total_downloads FROM ${DOCUMENTS_TABLE}
+       WHERE rank_key IN (SELECT value FROM json_each(?))`,
+    ).raw(true);
+    let batch: number[] = [];
+    const flush = () => {
+      if (batch.length === 0) return;
+      for (const row of documents.all(JSON.stringify(batch)) as SuggestedRow[])
+        if (!startsWhole(row[1])) list.offer(suggested(row));
+      batch = [];
+    };
+    for (const key of keys.iterate(expression, PUBLIC_END) as IterableIterator<number>) {
+      if (list.complete(key)) break;
+      batch.push(key);
+      if (batch.length >= SUGGEST_BATCH) flush();
     }
-    if (branches.length === 0) return [];
-    const rows: Array<{ name: string }> = await this.dataSource.query(
-      `SELECT name FROM (${branches.join(' UNION ALL ')}) ORDER BY whole DESC, total_downloads DESC, name_lower ASC LIMIT ?`,
-      [...parameters, query.limit],
-    );
-    return rows.map((row) => row.name);
+    flush();
+    return [...whole, ...list.entries].map((entry) => entry.name);
   }
 
   async matchRelevance(terms: EngineQuery['terms']): Promise<Map<string, number>> {
