@@ -145,6 +145,8 @@ describe('Fts5SearchEngine top-k read', () => {
       await expectExact(request(text, { offset: 3, limit: 1 }));
       await expectExact(request(text, { viewerPublisherId: 'pub-b', limit: 7 }));
       await expectExact(request(text, { packageType: 'theme' }));
+      await expectExact(request(text, { offset: 990, limit: 10 }));
+      await expectExact(request(text, { offset: 5_000, limit: 10 }));
     }
   });
 

@@ -29,6 +29,8 @@ const BM25 = `bm25(${FTS_TABLE}, ${COLUMN_WEIGHTS.name}, ${COLUMN_WEIGHTS.displa
 const PUBLIC_END = (VISIBILITY_CLASSES.public + 1) * CLASS_SPAN;
 const PRIVATE_START = VISIBILITY_CLASSES.private * CLASS_SPAN;
 const PRIVATE_END = (VISIBILITY_CLASSES.private + 1) * CLASS_SPAN;
+/** Deeper pages than this are ranked by the one statement (the top-k read keeps offset + limit entries). */
+const TOP_K_LIMIT = 1000;
 /** Names starting with the query are read whole, scored in JS, when at most this many are visible. */
 export const NAME_RANGE_READ_LIMIT = 2000;
 
@@ -335,7 +337,7 @@ export class Fts5SearchEngine implements SearchEngine {
   }
 
   async search(query: EngineQuery): Promise<EnginePage> {
-    if (query.terms.length > 0 && !query.packageType) {
+    if (query.terms.length > 0 && !query.packageType && query.offset + query.limit <= TOP_K_LIMIT) {
       const page = this.searchTopK(query);
       if (page) return page;
     }
@@ -441,6 +443,11 @@ export class Fts5SearchEngine implements SearchEngine {
       } else {
         return null;
       }
+    }
+
+    if (query.offset >= total) {
+      this.lastRead = read;
+      return { ids: [], total };
     }
 
     // The ordered read of the public matches, narrowed as the bar rises.
