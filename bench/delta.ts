@@ -11,20 +11,13 @@ import { applyDelta } from '../src/modules/diff/delta/apply-delta.js';
 import { applyBinaryPatch, createBinaryPatch, compressContent } from '../src/modules/diff/delta/binary-diff.js';
 import { createDelta } from '../src/modules/diff/delta/create-delta.js';
 import { writeZip, type ZipEntrySpec } from '../test/fixtures/zip-builder.js';
+import { xorshift32 } from '../test/support/seeded-random.js';
 
 const MIB = 1024 * 1024;
 
-/** xorshift32: the same bytes on every run, so figures are comparable between runs. */
+/** The same bytes on every run, so figures are comparable between runs. */
 function generator(seed: number) {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state;
-  };
+  const next = xorshift32(seed);
   return {
     next,
     bytes(length: number): Buffer {

@@ -5,6 +5,8 @@
  * `RESOLVE_GRAPH_SIZE` packages transitively.
  */
 
+import { seededRandom } from '../../test/support/seeded-random.js';
+
 export const RESOLVE_GRAPH_SIZE = 200;
 /** Packages per level of the designated graph, root first (sums to RESOLVE_GRAPH_SIZE). */
 const GRAPH_LEVELS = [1, 5, 18, 40, 60, 76];
@@ -44,25 +46,8 @@ export interface DiscoveryData {
   resolveRoot: string;
 }
 
-/** xorshift32: the same data on every run, so figures compare between runs and engines. */
-export function random(seed: number) {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 0x1_0000_0000;
-  };
-  return {
-    next,
-    below: (limit: number) => Math.floor(next() * limit),
-    pick: <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)],
-    /** Index skewed towards 0 (roughly Zipf): common words are common. */
-    skewed: (limit: number) => Math.floor(limit * next() ** 2.2),
-  };
-}
+/** The same data on every run, so figures compare between runs and engines. */
+export const random = seededRandom;
 
 const PREFIXES =
   'cloud data fast micro open smart auto quick simple tiny hyper meta neo safe deep live lazy super ultra easy'.split(

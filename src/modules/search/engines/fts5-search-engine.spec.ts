@@ -8,6 +8,7 @@ import { nameWords, parseQuery, rankingMultiplier } from '../search-terms.js';
 import { Fts5SearchEngine, fts5Match } from './fts5-search-engine.js';
 import { CLASS_SPAN, bm25, clampIdf, decodeAverages, idfRatio, rankKey } from './fts5-ranking.js';
 import { referenceRanking } from './reference-ranking.js';
+import { seededRandom } from '../../../../test/support/seeded-random.js';
 import type { EngineQuery, SearchDocument } from './search-engine.js';
 import { DOCUMENTS_TABLE, FTS_TABLE } from './search-schema.js';
 
@@ -17,27 +18,13 @@ import { DOCUMENTS_TABLE, FTS_TABLE } from './search-schema.js';
  * scores with must be FTS5's own, to the last bit.
  */
 
-/** xorshift32: the same documents on every run. */
-function random(seed: number) {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 0x1_0000_0000;
-  };
-  return { next, pick: <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] };
-}
-
 const PREFIXES = ['cloud', 'data', 'fast', 'micro', 'open', 'smart', 'auto', 'quick'];
 const NOUNS = ['sync', 'cache', 'queue', 'store', 'parser', 'router', 'logger', 'tracer', 'metrics', 'vault'];
 const WORDS = ['files', 'notes', 'tasks', 'events', 'secure', 'portable', 'café', 'naïve', 'Ωmega', '東京', 'fast'];
 const PUBLISHERS = ['pub-a', 'pub-b', 'pub-c', 'pub-d'];
 
 function generate(count: number): SearchDocument[] {
-  const rng = random(424242);
+  const rng = seededRandom(424242);
   const taken = new Set<string>();
   return Array.from({ length: count }, (_, index) => {
     const prefix = rng.pick(PREFIXES);
