@@ -347,21 +347,29 @@ export class Fts5SearchEngine implements SearchEngine {
 
   /**
    * bm25's statistics of the query (FTS5's row and token counts, each word's idf over all rows) and the
-   * public matches' count: one pass over the matches counts both when the query is one word.
+   * public matches' count. Each counting pass counts all rows and the public ones at once: one pass for
+   * one word; for two words, one per word and one for both (|A ∪ B| = |A| + |B| − |A ∩ B|: the AND
+   * pass reads far less than the OR one); for more, one per word and one for the OR.
    */
   private bm25Query(terms: EngineQuery['terms']): { stats: Bm25Query; publicMatches: number } {
     const block = this.statement(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`).pluck().get();
     const { rows, tokens } = decodeAverages(block ?? new Uint8Array());
-    const counted: { hits: number; visible: number | null } = this.statement(
+    const counting = this.statement(
       `SELECT count(*) AS hits, sum(rowid < ?) AS visible FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`,
-    ).get(PUBLIC_END, fts5Match(terms));
-    const count = this.statement(`SELECT count(*) FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`).pluck();
+    );
+    const count = (expression: string) => {
+      const { hits, visible } = counting.get(PUBLIC_END, expression) as { hits: number; visible: number | null };
+      return { hits: Number(hits), visible: Number(visible ?? 0) };
+    };
+    const each = terms.map((term) => count(fts5Match([term])));
+    let publicMatches: number;
+    if (terms.length === 1) publicMatches = each[0].visible;
+    else if (terms.length === 2)
+      publicMatches = each[0].visible + each[1].visible - count(fts5Match(terms, undefined, 'AND')).visible;
+    else publicMatches = count(fts5Match(terms)).visible;
     const ln = this.statement('SELECT ln(?)').pluck();
-    const idf = terms.map((term) => {
-      const hits = terms.length === 1 ? counted.hits : Number(count.get(fts5Match([term])));
-      return clampIdf(Number(ln.get(idfRatio(rows, Number(hits)))));
-    });
-    return { stats: { terms, averageLength: tokens / rows, idf }, publicMatches: Number(counted.visible ?? 0) };
+    const idf = each.map(({ hits }) => clampIdf(Number(ln.get(idfRatio(rows, hits)))));
+    return { stats: { terms, averageLength: tokens / rows, idf }, publicMatches };
   }
 
   /**
