@@ -214,6 +214,87 @@ describe('Fts5SearchEngine top-k read', () => {
     expect(engine.lastRead.path).toBe('statement');
   });
 
+  it('keeps its word counts only while the index is unchanged: its own writes, another connection, a rollback', async () => {
+    const word = 'zyzzyva';
+    const lone: SearchDocument = {
+      ...[...documents.values()][0],
+      packageId: '00000000-0000-4000-9000-000000000001',
+      name: 'lone-package',
+      displayName: null,
+      description: `a ${word} package`,
+      keywords: null,
+      visibility: 'public',
+    };
+    const total = async (candidate: Fts5SearchEngine = engine) => (await candidate.search(request(word))).total;
+    expect(await total()).toBe(0);
+    await put(lone);
+    expect(await total()).toBe(1);
+
+    // Another connection (another process) writes: SQLite's data_version tells this one.
+    const other = new DataSource(createDataSourceOptions({ type: 'sqlite', location: file }));
+    await other.initialize();
+    try {
+      const twin = { ...lone, packageId: '00000000-0000-4000-9000-000000000002', name: 'lone-twin' };
+      await new Fts5SearchEngine(other).upsert([twin]);
+      expect(await total()).toBe(2);
+      await new Fts5SearchEngine(other).remove(twin.packageId);
+      expect(await total()).toBe(1);
+    } finally {
+      await other.destroy();
+    }
+
+    // Counted inside a transaction that is then rolled back: nothing of it may stay.
+    const runner = dataSource.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await engine.remove(lone.packageId);
+      expect(await total()).toBe(0);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    expect(await total()).toBe(1);
+
+    await engine.remove(lone.packageId);
+    documents.delete(lone.packageId);
+    expect(await total()).toBe(0);
+    await expectExact(request(`${word} sync`));
+  });
+
+  it('reads the matches of rare words whole first, then only the other words in rank-key order', async () => {
+    // Every word of the generated data is common: the limit is set to the rarest word's public matches
+    // (that word is read whole, the others in order), then to all of them (no ordered read at all).
+    const publicMatches = async (term: EngineQuery['terms'][number]) =>
+      Number(
+        (
+          await dataSource.query(`SELECT count(*) AS n FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ? AND rowid < ?`, [
+            fts5Match([term]),
+            CLASS_SPAN,
+          ])
+        )[0].n,
+      );
+    const strict = engine;
+    try {
+      for (const text of ['cafe sync', 'naive ωmega', '東京 tracer', 'ωmega fast files', 'cloud-sync']) {
+        const counts = await Promise.all(parseQuery(text).terms.map(publicMatches));
+        for (const seed of [
+          Math.min(...counts.filter((count) => count > 0)),
+          counts.reduce((sum, count) => sum + count, 0),
+        ]) {
+          engine = new Fts5SearchEngine(dataSource, { seed });
+          await expectExact(request(text));
+          // Documents the name range or an earlier word already read are not read again.
+          const { seeded } = engine.lastRead;
+          expect({ text, seed, seeded: seeded > 0 && seeded <= seed }).toEqual({ text, seed, seeded: true });
+          await expectExact(request(text, { offset: 15, limit: 5 }));
+          await expectExact(request(text, { viewerPublisherId: 'pub-a' }));
+        }
+      }
+    } finally {
+      engine = strict;
+    }
+  });
+
   it('scores with the same doubles as FTS5 bm25', async () => {
     const [{ block }] = await dataSource.query(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`);
     const { rows, tokens } = decodeAverages(block);

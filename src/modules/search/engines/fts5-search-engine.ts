@@ -54,6 +54,58 @@ interface SqliteStatement {
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
   transaction<T>(action: () => T): () => T;
+  readonly inTransaction: boolean;
+}
+
+/** How many words' counts the statistics cache holds before it starts over. */
+const CACHED_COUNTS = 4096;
+
+/**
+ * The FTS5 statistics a search reads before ranking (the averages record, each expression's match
+ * counts), kept while the index is unchanged: SQLite's `PRAGMA data_version` moves when another
+ * connection (another process) commits, and the engine counts its own writes (`changed`). Nothing is
+ * read from or put in it inside an open transaction: a rollback would leave counts of writes that never
+ * happened.
+ */
+class IndexStatistics {
+  private version = '';
+  private writes = 0;
+  private averages: { rows: number; tokens: number } | null = null;
+  private readonly counts = new Map<string, { hits: number; visible: number }>();
+
+  /** The engine wrote to the index (before and after each write). */
+  changed(): void {
+    this.writes += 1;
+  }
+
+  /** Whether the cache may be used now; clears it when the database changed since it was filled. */
+  usable(connection: SqliteConnection, dataVersion: () => number): boolean {
+    if (connection.inTransaction) return false;
+    const version = `${dataVersion()}:${this.writes}`;
+    if (version !== this.version) {
+      this.version = version;
+      this.averages = null;
+      this.counts.clear();
+    }
+    return true;
+  }
+
+  averagesOr(cached: boolean, read: () => { rows: number; tokens: number }) {
+    if (!cached) return read();
+    this.averages ??= read();
+    return this.averages;
+  }
+
+  countOr(cached: boolean, expression: string, read: () => { hits: number; visible: number }) {
+    if (!cached) return read();
+    let counted = this.counts.get(expression);
+    if (!counted) {
+      if (this.counts.size >= CACHED_COUNTS) this.counts.clear();
+      counted = read();
+      this.counts.set(expression, counted);
+    }
+    return counted;
+  }
 }
 
 /** A document as the ranking reads it: rank key (FTS rowid), text columns and ranking attributes. */
@@ -119,6 +171,8 @@ class TopK {
 /** Documents scored per batch of the ordered read: few at first (most pages are decided early), then more. */
 const FIRST_BATCH = 16;
 const LAST_BATCH = 256;
+/** Words whose public matches number at most this many, together, are read whole before the ordered read. */
+const SEED_READ_LIMIT = 400;
 
 /** The multiplier a rank key was made with (fts5-ranking.ts rankKey). */
 function multiplierOf(key: number): number {
@@ -190,23 +244,27 @@ function columnsOf(row: RankedRow): string[] {
 export class Fts5SearchEngine implements SearchEngine {
   readonly label = 'SQLite FTS5';
   /** How the last search was answered (for tests and benchmarks): path, documents read and scored, narrowings. */
-  lastRead: { path: 'top-k' | 'statement'; rowsRead: number; narrowings: number } = {
+  lastRead: { path: 'top-k' | 'statement'; rowsRead: number; seeded: number; narrowings: number } = {
     path: 'statement',
     rowsRead: 0,
+    seeded: 0,
     narrowings: 0,
   };
   private readonly statements = new Map<string, SqliteStatement>();
+  private readonly statistics = new IndexStatistics();
 
   private readonly nameRangeReadLimit: number;
   private readonly suggestReadLimit: number;
+  private readonly seedReadLimit: number;
 
-  /** `limits` lowers the read-whole thresholds (tests use it to reach the ordered reads on little data). */
+  /** `limits` moves the read-whole thresholds (tests use it to reach each path on little data). */
   constructor(
     private readonly dataSource: DataSource,
-    limits: { nameRange?: number; suggest?: number } = {},
+    limits: { nameRange?: number; suggest?: number; seed?: number } = {},
   ) {
     this.nameRangeReadLimit = limits.nameRange ?? NAME_RANGE_READ_LIMIT;
     this.suggestReadLimit = limits.suggest ?? SUGGEST_READ_LIMIT;
+    this.seedReadLimit = limits.seed ?? SEED_READ_LIMIT;
   }
 
   private get connection(): SqliteConnection {
@@ -225,7 +283,12 @@ export class Fts5SearchEngine implements SearchEngine {
   async upsert(documents: SearchDocument[]): Promise<void> {
     for (let start = 0; start < documents.length; start += DOCUMENTS_PER_INSERT) {
       const chunk = documents.slice(start, start + DOCUMENTS_PER_INSERT);
-      this.connection.transaction(() => this.upsertChunk(chunk))();
+      this.statistics.changed();
+      try {
+        this.connection.transaction(() => this.upsertChunk(chunk))();
+      } finally {
+        this.statistics.changed();
+      }
     }
   }
 
@@ -279,6 +342,7 @@ export class Fts5SearchEngine implements SearchEngine {
   }
 
   async remove(packageId: string): Promise<void> {
+    this.statistics.changed();
     this.connection.transaction(() => {
       const key = this.statement(`SELECT rank_key FROM ${DOCUMENTS_TABLE} WHERE package_id = ?`).pluck().get(packageId);
       if (key === undefined) return;
@@ -299,6 +363,7 @@ export class Fts5SearchEngine implements SearchEngine {
   ): void {
     const key = rankKey(row.docId, row.visibility, multiplier);
     if (key !== row.key) {
+      this.statistics.changed();
       this.statement(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`).run(row.key);
       this.statement(`INSERT INTO ${FTS_TABLE} (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?)`).run(
         key,
@@ -341,7 +406,7 @@ export class Fts5SearchEngine implements SearchEngine {
       const page = this.searchTopK(query);
       if (page) return page;
     }
-    this.lastRead = { path: 'statement', rowsRead: 0, narrowings: 0 };
+    this.lastRead = { path: 'statement', rowsRead: 0, seeded: 0, narrowings: 0 };
     return this.searchAll(query);
   }
 
@@ -351,16 +416,27 @@ export class Fts5SearchEngine implements SearchEngine {
    * and for several words one more for the others' matches without the most common word's (`(b OR c)
    * NOT a`), which reads far less than the OR of all.
    */
-  private bm25Query(terms: EngineQuery['terms']): { stats: Bm25Query; publicMatches: number } {
-    const block = this.statement(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`).pluck().get();
-    const { rows, tokens } = decodeAverages(block ?? new Uint8Array());
+  private bm25Query(terms: EngineQuery['terms']): {
+    stats: Bm25Query;
+    publicMatches: number;
+    publicPerWord: number[];
+  } {
+    const cached = this.statistics.usable(this.connection, () =>
+      Number(this.statement('PRAGMA data_version').pluck().get()),
+    );
+    const { rows, tokens } = this.statistics.averagesOr(cached, () =>
+      decodeAverages(
+        this.statement(`SELECT block FROM ${FTS_TABLE}_data WHERE id = 1`).pluck().get() ?? new Uint8Array(),
+      ),
+    );
     const counting = this.statement(
       `SELECT count(*) AS hits, sum(rowid < ?) AS visible FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ?`,
     );
-    const count = (expression: string) => {
-      const { hits, visible } = counting.get(PUBLIC_END, expression) as { hits: number; visible: number | null };
-      return { hits: Number(hits), visible: Number(visible ?? 0) };
-    };
+    const count = (expression: string) =>
+      this.statistics.countOr(cached, expression, () => {
+        const { hits, visible } = counting.get(PUBLIC_END, expression) as { hits: number; visible: number | null };
+        return { hits: Number(hits), visible: Number(visible ?? 0) };
+      });
     const each = terms.map((term) => count(fts5Match([term])));
     // The most common word's matches, plus the others' matches without it (FTS5 reads the smaller side).
     const common = each.reduce((best, counted, index) => (counted.hits > each[best].hits ? index : best), 0);
@@ -370,7 +446,11 @@ export class Fts5SearchEngine implements SearchEngine {
       (others.length === 0 ? 0 : count(`(${fts5Match(others)}) NOT ${fts5Match([terms[common]])}`).visible);
     const ln = this.statement('SELECT ln(?)').pluck();
     const idf = each.map(({ hits }) => clampIdf(Number(ln.get(idfRatio(rows, hits)))));
-    return { stats: { terms, averageLength: tokens / rows, idf }, publicMatches };
+    return {
+      stats: { terms, averageLength: tokens / rows, idf },
+      publicMatches,
+      publicPerWord: each.map(({ visible }) => visible),
+    };
   }
 
   /**
@@ -384,12 +464,12 @@ export class Fts5SearchEngine implements SearchEngine {
    */
   private searchTopK(query: EngineQuery): EnginePage | null {
     const { terms, name } = query;
-    const { stats, publicMatches } = this.bm25Query(terms);
+    const { stats, publicMatches, publicPerWord } = this.bm25Query(terms);
     const bounds = stats.idf.map(phraseBound);
     const top = new TopK(query.offset + query.limit);
     const seen = new Set<number>();
     const tierOf = (rowName: string) => (!name ? 0 : rowName === name ? 2 : rowName.startsWith(name) ? 1 : 0);
-    const read = { path: 'top-k' as const, rowsRead: 0, narrowings: 0 };
+    const read = { path: 'top-k' as const, rowsRead: 0, seeded: 0, narrowings: 0 };
     const offer = (row: RankedRow, relevance: number) => {
       read.rowsRead += 1;
       top.offer({
@@ -459,12 +539,20 @@ export class Fts5SearchEngine implements SearchEngine {
       return { ids: [], total };
     }
 
-    // The ordered read of the public matches, narrowed as the bar rises.
-    const order = terms.map((_, index) => index).sort((a, b) => bounds[a] - bounds[b]);
+    // Words with few public matches are read whole first (rarest first, seedReadLimit documents in
+    // all): they raise the bar early, and every document left unread holds none of them, so the ordered
+    // read below only meets the other words' matches, bounded by those words alone.
+    const seeded: number[] = [];
+    let seedRows = 0;
+    for (const index of terms.map((_, index) => index).sort((a, b) => publicPerWord[a] - publicPerWord[b])) {
+      if (seedRows + publicPerWord[index] > this.seedReadLimit) break;
+      seedRows += publicPerWord[index];
+      seeded.push(index);
+    }
+    const rest = terms.map((_, index) => index).filter((index) => !seeded.includes(index));
+    const order = [...rest].sort((a, b) => bounds[a] - bounds[b]);
     const sum = (indexes: number[]) => indexes.reduce((total, index) => total + bounds[index], 0);
-    const all = terms.map((_, index) => index);
-    const boundAll = sum(all);
-    let expression = everything;
+    const boundAll = sum(rest);
     let from = 0;
     // Matching rowids come from FTS5 alone; their documents (attributes and text) are read in batches
     // straight from the tables, which costs less than FTS5 reading its content row by row.
@@ -498,7 +586,20 @@ export class Fts5SearchEngine implements SearchEngine {
       batch = [];
       batchSize = Math.min(batchSize * 2, LAST_BATCH);
     };
-    for (;;) {
+    if (seeded.length > 0) {
+      const words = fts5Match(seeded.map((index) => terms[index]));
+      for (const key of keys.iterate(words, 0, PUBLIC_END) as IterableIterator<number>) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        read.seeded += 1;
+        batch.push(key);
+        if (batch.length >= LAST_BATCH) score();
+      }
+      score();
+      batchSize = FIRST_BATCH;
+    }
+    let expression = rest.length > 0 ? fts5Match(rest.map((index) => terms[index])) : null;
+    while (expression !== null) {
       let narrowed: string | null = null;
       let stopped = false;
       for (const key of keys.iterate(expression, from, PUBLIC_END) as IterableIterator<number>) {
@@ -513,7 +614,7 @@ export class Fts5SearchEngine implements SearchEngine {
             break;
           }
           if (bar.tier === unreadTier) {
-            const next = narrowedExpression(terms, order, all, bounds, sum, bar.score / multiplier);
+            const next = narrowedExpression(terms, order, rest, bounds, sum, bar.score / multiplier);
             if (next !== expression) {
               narrowed = next;
               read.narrowings += 1;
@@ -527,8 +628,7 @@ export class Fts5SearchEngine implements SearchEngine {
         if (batch.length >= batchSize) score();
       }
       score();
-      if (stopped || narrowed === null) break;
-      expression = narrowed;
+      expression = stopped ? null : narrowed;
     }
     this.lastRead = read;
     const page = top.entries.slice(query.offset);
