@@ -234,11 +234,11 @@ function columnsOf(row: RankedRow): string[] {
 }
 
 /**
- * SQLite FTS5 (`ascii` tokenizer over text normalized in JS, prefix indexes of 2–4 characters, the text
- * kept in the FTS table). Relevance is FTS5's bm25 with column weights. The FTS rowid is the document's
+ * SQLite FTS5 (contentless, `ascii` tokenizer over text normalized in JS, prefix indexes of 2–6
+ * characters; the text is kept in the documents table). Relevance is FTS5's bm25 with column weights. The FTS rowid is the document's
  * rank key (fts5-ranking.ts): visibility class, multiplier descending, doc_id. A search reads the
- * public matches in that order, scores them in JS exactly as FTS5's bm25 does, and stops as soon as
- * no unread match can reach the page (docs/search.md); queries the top-k read cannot answer (a package
+ * public matches in that order (after reading rare words' matches whole), scores them in JS exactly as
+ * FTS5's bm25 does, and stops as soon as no unread match can reach the page (docs/search.md); queries the top-k read cannot answer (a package
  * type filter, a large name range it cannot prove matched) are one SQL statement over every match.
  */
 export class Fts5SearchEngine implements SearchEngine {
