@@ -94,9 +94,14 @@ export function phraseBound(idf: number): number {
  * bm25 with column weights over a document's four text columns (space-separated words, as written to
  * FTS5, whose `ascii` tokenizer splits them exactly there), in FTS5's own order of floating-point
  * operations, so the result is the same double FTS5's `-bm25()` returns. `matched` says whether any
- * phrase occurs (what FTS5's MATCH would answer).
+ * phrase occurs (what FTS5's MATCH would answer). `tokens`, the document's stored length (tokenCount),
+ * saves counting its words.
  */
-export function bm25(query: Bm25Query, columns: ReadonlyArray<string | null>): { relevance: number; matched: boolean } {
+export function bm25(
+  query: Bm25Query,
+  columns: ReadonlyArray<string | null>,
+  tokens?: number,
+): { relevance: number; matched: boolean } {
   const { terms } = query;
   const frequency = new Array<number>(terms.length).fill(0);
   let length = 0;
@@ -104,7 +109,7 @@ export function bm25(query: Bm25Query, columns: ReadonlyArray<string | null>): {
   for (let column = 0; column < columns.length; column += 1) {
     const text = columns[column];
     if (!text) continue;
-    length += wordCount(text);
+    if (tokens === undefined) length += wordCount(text);
     for (let index = 0; index < terms.length; index += 1) {
       const found = occurrences(text, terms[index].term, terms[index].prefix);
       if (found > 0) {
@@ -114,12 +119,50 @@ export function bm25(query: Bm25Query, columns: ReadonlyArray<string | null>): {
       }
     }
   }
+  if (tokens !== undefined) length = tokens;
   let score = 0;
   for (let index = 0; index < terms.length; index += 1) {
     const f = frequency[index];
     score += query.idf[index] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * length) / query.averageLength)));
   }
   return { relevance: score, matched };
+}
+
+/**
+ * bm25 as `bm25` computes it, over the four columns as stored: joined by tabs, with the stored word count.
+ * It scans the joined text once per query word instead of splitting it (the read's hot loop): the
+ * frequencies are the same integers, so the double is the same.
+ */
+export function bm25Joined(query: Bm25Query, text: string, tokens: number): number {
+  const { terms } = query;
+  const firstTab = text.indexOf('\t');
+  const secondTab = text.indexOf('\t', firstTab + 1);
+  const thirdTab = text.indexOf('\t', secondTab + 1);
+  let score = 0;
+  const norm = K1 * (1 - B + (B * tokens) / query.averageLength);
+  for (let index = 0; index < terms.length; index += 1) {
+    const { term, prefix } = terms[index];
+    let f = 0;
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(term, from);
+      if (at < 0) break;
+      from = at + 1;
+      const before = at === 0 ? 32 : text.charCodeAt(at - 1);
+      if (before !== 32 && before !== 9) continue;
+      const end = at + term.length;
+      const after = end === text.length ? 32 : text.charCodeAt(end);
+      if (!prefix && after !== 32 && after !== 9) continue;
+      f += BM25_WEIGHTS[at < firstTab ? 0 : at < secondTab ? 1 : at < thirdTab ? 2 : 3];
+    }
+    score += query.idf[index] * ((f * (K1 + 1.0)) / (f + norm));
+  }
+  return score;
+}
+
+/** A document's length as bm25 reads it: the words of all its columns (stored with the document). */
+export function tokenCount(columns: ReadonlyArray<string | null>): number {
+  return columns.reduce((total, text) => total + (text ? wordCount(text) : 0), 0);
 }
 
 /** Words in a column: runs of non-space characters (the text is words joined by single spaces). */

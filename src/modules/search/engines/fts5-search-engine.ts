@@ -17,11 +17,13 @@ import {
   MAX_MULTIPLIER,
   VISIBILITY_CLASSES,
   bm25,
+  bm25Joined,
   clampIdf,
   decodeAverages,
   idfRatio,
   phraseBound,
   rankKey,
+  tokenCount,
   type Bm25Query,
 } from './fts5-ranking.js';
 
@@ -168,9 +170,6 @@ class TopK {
   }
 }
 
-/** Documents scored per batch of the ordered read: few at first (most pages are decided early), then more. */
-const FIRST_BATCH = 16;
-const LAST_BATCH = 256;
 /** Words whose public matches number at most this many, together, are read whole before the ordered read. */
 const SEED_READ_LIMIT = 400;
 
@@ -298,11 +297,11 @@ export class Fts5SearchEngine implements SearchEngine {
     const removeText = this.statement(`DELETE FROM ${FTS_TABLE} WHERE rowid = ?`);
     const update = this.statement(
       `UPDATE ${DOCUMENTS_TABLE} SET rank_key = ?, name = ?, name_lower = ?, visibility = ?, publisher_id = ?,
-         package_type = ?, total_downloads = ?, verified = ?, multiplier = ?, text = ? WHERE rank_key = ?`,
+         package_type = ?, total_downloads = ?, verified = ?, multiplier = ?, tokens = ?, text = ? WHERE rank_key = ?`,
     );
     const insert = this.statement(
       `INSERT INTO ${DOCUMENTS_TABLE} (doc_id, rank_key, package_id, name, name_lower, visibility, publisher_id,
-         package_type, total_downloads, verified, multiplier, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         package_type, total_downloads, verified, multiplier, tokens, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertText = this.statement(
       `INSERT INTO ${FTS_TABLE} (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?)`,
@@ -322,6 +321,7 @@ export class Fts5SearchEngine implements SearchEngine {
         document.totalDownloads,
         document.verified ? 1 : 0,
         multiplier,
+        tokenCount(columns),
         columns.join(TEXT_SEPARATOR),
       ];
       let key: number;
@@ -554,57 +554,55 @@ export class Fts5SearchEngine implements SearchEngine {
     const sum = (indexes: number[]) => indexes.reduce((total, index) => total + bounds[index], 0);
     const boundAll = sum(rest);
     let from = 0;
-    // Matching rowids come from FTS5 alone; their documents (attributes and text) are read in batches
-    // straight from the tables, which costs less than FTS5 reading its content row by row.
-    const keys = this.statement(
-      `SELECT rowid FROM ${FTS_TABLE} WHERE ${FTS_TABLE} MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid`,
-    ).pluck();
-    // Raw rows, only what ranking reads: rank key (the multiplier is in it), name, downloads, text.
-    const documents = this.statement(
-      `SELECT rank_key, name_lower, total_downloads, text FROM ${DOCUMENTS_TABLE}
-       WHERE rank_key IN (SELECT value FROM json_each(?))`,
+    // Each match comes with its document row (one rowid lookup in SQLite's join): rank key (the
+    // multiplier is in it), stored length and text; name and downloads only where the tier needs them.
+    const join = `FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
+      WHERE ${FTS_TABLE} MATCH ? AND f.rowid >= ? AND f.rowid < ? ORDER BY f.rowid`;
+    const texts = this.statement(`SELECT f.rowid, d.tokens, d.text ${join}`).raw(true);
+    const named = this.statement(`SELECT f.rowid, d.tokens, d.text, d.name_lower, d.total_downloads ${join}`).raw(true);
+    const attributes = this.statement(
+      `SELECT name_lower, total_downloads FROM ${DOCUMENTS_TABLE} WHERE rank_key = ?`,
     ).raw(true);
-    let batch: number[] = [];
-    let batchSize = FIRST_BATCH;
-    const score = () => {
-      if (batch.length === 0) return;
-      for (const [key, rowName, downloads, text] of documents.all(JSON.stringify(batch)) as Array<
-        [number, string, number, string]
-      >) {
-        if (unreadNamed > 0 && tierOf(rowName) > 0) unreadNamed -= 1;
-        const multiplier = multiplierOf(key);
-        read.rowsRead += 1;
-        top.offer({
-          tier: tierOf(rowName),
-          score: bm25(stats, text.split(TEXT_SEPARATOR)).relevance * multiplier,
-          downloads: Number(downloads),
-          name: rowName,
-          key,
-          packageId: null,
-        });
-      }
-      batch = [];
-      batchSize = Math.min(batchSize * 2, LAST_BATCH);
+    type MatchRow = [key: number, tokens: number, text: string, name?: string, downloads?: number];
+    const score = ([key, tokens, text, rowName, downloads]: MatchRow) => {
+      read.rowsRead += 1;
+      const relevance = bm25Joined(stats, text, tokens) * multiplierOf(key);
+      if (rowName === undefined) {
+        // Every name starting with the query is read (the `texts` rows): this one is tier 0, and it
+        // cannot enter the page below the last entry's score. Name and downloads only for those that can.
+        if (top.full && (top.threshold.tier > 0 || relevance < top.threshold.score)) return;
+        [rowName, downloads] = attributes.get(key) as [string, number];
+      } else if (unreadNamed > 0 && tierOf(rowName) > 0) unreadNamed -= 1;
+      top.offer({
+        tier: tierOf(rowName),
+        score: relevance,
+        downloads: Number(downloads),
+        name: rowName,
+        key,
+        packageId: null,
+      });
     };
+    const rows = (expression: string, start: number) =>
+      (unreadNamed > 0 ? named : texts).iterate(expression, start, PUBLIC_END) as IterableIterator<MatchRow>;
     if (seeded.length > 0) {
-      const words = fts5Match(seeded.map((index) => terms[index]));
-      for (const key of keys.iterate(words, 0, PUBLIC_END) as IterableIterator<number>) {
-        if (seen.has(key)) continue;
-        seen.add(key);
+      for (const row of rows(fts5Match(seeded.map((index) => terms[index])), 0)) {
+        if (seen.has(row[0])) continue;
+        seen.add(row[0]);
         read.seeded += 1;
-        batch.push(key);
-        if (batch.length >= LAST_BATCH) score();
+        score(row);
       }
-      score();
-      batchSize = FIRST_BATCH;
     }
+    // The narrowed expression for a bar (relevance before the multiplier), kept while the bar stays.
+    let narrowedFor = { limit: Number.NaN, expression: '' };
     let expression = rest.length > 0 ? fts5Match(rest.map((index) => terms[index])) : null;
     while (expression !== null) {
       let narrowed: string | null = null;
       let stopped = false;
-      for (const key of keys.iterate(expression, from, PUBLIC_END) as IterableIterator<number>) {
+      // Rows with names are read while a name starting with the query is unread; once all are met, the
+      // read goes on without them (the narrowing restart picks the statement again).
+      for (const row of rows(expression, from)) {
+        const key = row[0];
         if (top.full) {
-          // Decided on what is scored so far: a lower bar than the batch's may set, so never too early.
           const bar = top.threshold;
           const multiplier = multiplierOf(key);
           // Unread documents: tier ≤ 1 while names starting with the query are unread, else 0.
@@ -614,9 +612,11 @@ export class Fts5SearchEngine implements SearchEngine {
             break;
           }
           if (bar.tier === unreadTier) {
-            const next = narrowedExpression(terms, order, rest, bounds, sum, bar.score / multiplier);
-            if (next !== expression) {
-              narrowed = next;
+            const limit = bar.score / multiplier;
+            if (limit !== narrowedFor.limit)
+              narrowedFor = { limit, expression: narrowedExpression(terms, order, rest, bounds, sum, limit) };
+            if (narrowedFor.expression !== expression) {
+              narrowed = narrowedFor.expression;
               read.narrowings += 1;
               from = key;
               break;
@@ -624,10 +624,8 @@ export class Fts5SearchEngine implements SearchEngine {
           }
         }
         if (seen.has(key)) continue;
-        batch.push(key);
-        if (batch.length >= batchSize) score();
+        score(row);
       }
-      score();
       expression = stopped ? null : narrowed;
     }
     this.lastRead = read;
