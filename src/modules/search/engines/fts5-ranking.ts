@@ -91,49 +91,14 @@ export function phraseBound(idf: number): number {
 }
 
 /**
- * bm25 with column weights over a document's four text columns (space-separated words, as written to
- * FTS5, whose `ascii` tokenizer splits them exactly there), in FTS5's own order of floating-point
- * operations, so the result is the same double FTS5's `-bm25()` returns. `matched` says whether any
- * phrase occurs (what FTS5's MATCH would answer). `tokens`, the document's stored length (tokenCount),
- * saves counting its words.
+ * bm25 with column weights over a document's four text columns as stored: joined by tabs, each a list of
+ * words separated by single spaces (FTS5's `ascii` tokenizer splits them exactly there), with the
+ * document's word count (tokenCount, stored at indexing). FTS5's own formula in FTS5's order of
+ * floating-point operations, so the result is the same double FTS5's `-bm25()` returns. Every idf is
+ * positive (clampIdf), so the result is above 0 exactly when a query word occurs: what FTS5's MATCH
+ * would answer. It scans the joined text once per query word (the ordered read's hot loop).
  */
-export function bm25(
-  query: Bm25Query,
-  columns: ReadonlyArray<string | null>,
-  tokens?: number,
-): { relevance: number; matched: boolean } {
-  const { terms } = query;
-  const frequency = new Array<number>(terms.length).fill(0);
-  let length = 0;
-  let matched = false;
-  for (let column = 0; column < columns.length; column += 1) {
-    const text = columns[column];
-    if (!text) continue;
-    if (tokens === undefined) length += wordCount(text);
-    for (let index = 0; index < terms.length; index += 1) {
-      const found = occurrences(text, terms[index].term, terms[index].prefix);
-      if (found > 0) {
-        // FTS5 adds the column weight once per occurrence (integers: the sum is exact in any order).
-        frequency[index] += found * BM25_WEIGHTS[column];
-        matched = true;
-      }
-    }
-  }
-  if (tokens !== undefined) length = tokens;
-  let score = 0;
-  for (let index = 0; index < terms.length; index += 1) {
-    const f = frequency[index];
-    score += query.idf[index] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * length) / query.averageLength)));
-  }
-  return { relevance: score, matched };
-}
-
-/**
- * bm25 as `bm25` computes it, over the four columns as stored: joined by tabs, with the stored word count.
- * It scans the joined text once per query word instead of splitting it (the read's hot loop): the
- * frequencies are the same integers, so the double is the same.
- */
-export function bm25Joined(query: Bm25Query, text: string, tokens: number): number {
+export function bm25(query: Bm25Query, text: string, tokens: number): number {
   const { terms } = query;
   const firstTab = text.indexOf('\t');
   const secondTab = text.indexOf('\t', firstTab + 1);
@@ -142,12 +107,14 @@ export function bm25Joined(query: Bm25Query, text: string, tokens: number): numb
   const norm = K1 * (1 - B + (B * tokens) / query.averageLength);
   for (let index = 0; index < terms.length; index += 1) {
     const { term, prefix } = terms[index];
+    // FTS5 adds the column weight once per occurrence (integers: the sum is exact in any order).
     let f = 0;
     let from = 0;
     for (;;) {
       const at = text.indexOf(term, from);
       if (at < 0) break;
       from = at + 1;
+      // A word starts after a space or a tab (a column's start), and unless a prefix ends before one.
       const before = at === 0 ? 32 : text.charCodeAt(at - 1);
       if (before !== 32 && before !== 9) continue;
       const end = at + term.length;
@@ -175,18 +142,4 @@ function wordCount(text: string): number {
     inWord = !space;
   }
   return count;
-}
-
-/** How many words of the column equal the term (or, for a prefix, start with it). */
-function occurrences(text: string, term: string, prefix: boolean): number {
-  let count = 0;
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf(term, from);
-    if (at < 0) return count;
-    const end = at + term.length;
-    if ((at === 0 || text.charCodeAt(at - 1) === 32) && (prefix || end === text.length || text.charCodeAt(end) === 32))
-      count += 1;
-    from = at + 1;
-  }
 }

@@ -17,7 +17,6 @@ import {
   MAX_MULTIPLIER,
   VISIBILITY_CLASSES,
   bm25,
-  bm25Joined,
   clampIdf,
   decodeAverages,
   idfRatio,
@@ -75,7 +74,7 @@ class IndexStatistics {
   private averages: { rows: number; tokens: number } | null = null;
   private readonly counts = new Map<string, { hits: number; visible: number }>();
 
-  /** The engine wrote to the index (before and after each write). */
+  /** The engine writes to the index (called before each write; writes are synchronous, no search runs between). */
   changed(): void {
     this.writes += 1;
   }
@@ -117,8 +116,9 @@ interface RankedRow {
   name: string;
   downloads: number;
   multiplier: number;
-  /** The four text columns, joined by tabs (TEXT_SEPARATOR). */
+  /** The four text columns, joined by tabs (TEXT_SEPARATOR), and their word count. */
   text: string;
+  tokens: number;
 }
 
 /** One ranked entry: tier (2 exact name, 1 name prefix, 0 other), score, then downloads and name. */
@@ -226,19 +226,16 @@ class SuggestionList {
 const TEXT_SEPARATOR = '\t';
 
 const ROW_COLUMNS = `d.rank_key AS key, d.package_id AS packageId, d.name_lower AS name, d.total_downloads AS downloads,
-  d.multiplier AS multiplier, d.text AS text`;
-
-function columnsOf(row: RankedRow): string[] {
-  return row.text.split(TEXT_SEPARATOR);
-}
+  d.multiplier AS multiplier, d.text AS text, d.tokens AS tokens`;
 
 /**
  * SQLite FTS5 (contentless, `ascii` tokenizer over text normalized in JS, prefix indexes of 2–6
- * characters; the text is kept in the documents table). Relevance is FTS5's bm25 with column weights. The FTS rowid is the document's
- * rank key (fts5-ranking.ts): visibility class, multiplier descending, doc_id. A search reads the
- * public matches in that order (after reading rare words' matches whole), scores them in JS exactly as
- * FTS5's bm25 does, and stops as soon as no unread match can reach the page (docs/search.md); queries the top-k read cannot answer (a package
- * type filter, a large name range it cannot prove matched) are one SQL statement over every match.
+ * characters; the text is kept in the documents table). Relevance is FTS5's bm25 with column weights.
+ * The FTS rowid is the document's rank key (fts5-ranking.ts): visibility class, multiplier descending,
+ * doc_id. A search reads the public matches in that order (after reading rare words' matches whole),
+ * scores them in JS exactly as FTS5's bm25 does, and stops as soon as no unread match can reach the page
+ * (docs/search.md); queries the top-k read cannot answer (a package type filter, a large name range it
+ * cannot prove matched) are one SQL statement over every match.
  */
 export class Fts5SearchEngine implements SearchEngine {
   readonly label = 'SQLite FTS5';
@@ -283,11 +280,7 @@ export class Fts5SearchEngine implements SearchEngine {
     for (let start = 0; start < documents.length; start += DOCUMENTS_PER_INSERT) {
       const chunk = documents.slice(start, start + DOCUMENTS_PER_INSERT);
       this.statistics.changed();
-      try {
-        this.connection.transaction(() => this.upsertChunk(chunk))();
-      } finally {
-        this.statistics.changed();
-      }
+      this.connection.transaction(() => this.upsertChunk(chunk))();
     }
   }
 
@@ -491,7 +484,7 @@ export class Fts5SearchEngine implements SearchEngine {
       ).all(everything, PRIVATE_START, PRIVATE_END, query.viewerPublisherId) as RankedRow[];
       for (const row of own) {
         seen.add(row.key);
-        offer(row, bm25(stats, columnsOf(row)).relevance);
+        offer(row, bm25(stats, row.text, row.tokens));
       }
       total += own.length;
     }
@@ -517,9 +510,10 @@ export class Fts5SearchEngine implements SearchEngine {
         for (const row of rows) {
           if (seen.has(row.key)) continue;
           seen.add(row.key);
-          const { relevance, matched } = bm25(stats, columnsOf(row));
+          const relevance = bm25(stats, row.text, row.tokens);
           offer(row, relevance);
-          if (!matched) total += 1;
+          // Not among the counted matches: no query word occurs (bm25 is above 0 exactly when one does).
+          if (relevance === 0) total += 1;
         }
       } else if (everyNameMatches(name, terms)) {
         unreadNamed = Number(
@@ -566,7 +560,7 @@ export class Fts5SearchEngine implements SearchEngine {
     type MatchRow = [key: number, tokens: number, text: string, name?: string, downloads?: number];
     const score = ([key, tokens, text, rowName, downloads]: MatchRow) => {
       read.rowsRead += 1;
-      const relevance = bm25Joined(stats, text, tokens) * multiplierOf(key);
+      const relevance = bm25(stats, text, tokens) * multiplierOf(key);
       if (rowName === undefined) {
         // Every name starting with the query is read (the `texts` rows): this one is tier 0, and it
         // cannot enter the page below the last entry's score. Name and downloads only for those that can.
