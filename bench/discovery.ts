@@ -6,6 +6,9 @@
  * resolving a 200-package transitive graph. Runs on SQLite, and on MySQL/MariaDB when
  * BENCH_MYSQL_URL is set (a fresh database is created and dropped).
  *
+ * The HTTP client runs in its own process (bench/support/http-timer.ts), as a real client would; until
+ * 2026-11-26 it ran on the server's own thread, which BENCH_CLIENT=same-process still does for comparison.
+ *
  * On MySQL the measurements start once the bulk load has settled (see settleMysql).
  *
  * Run after `npm run build`:
@@ -23,6 +26,7 @@ import { SEARCH_ENGINE, type SearchEngine } from '../src/modules/search/engines/
 import { LatestVersionsService } from '../src/modules/search/latest-versions.service.js';
 import { SearchIndexService } from '../src/modules/search/search-index.service.js';
 import { insertAll, startRegistry, withMysqlDatabase } from './support/discovery-load.js';
+import { startHttpTimer, type TimedRequest, type TimedResponse } from './support/http-timer.js';
 import {
   RESOLVE_GRAPH_SIZE,
   generateDiscoveryData,
@@ -33,6 +37,7 @@ import {
 
 const PACKAGE_COUNT = Number(process.env.BENCH_PACKAGES ?? 100_000);
 const SEARCH_SAMPLES = 400;
+const WARM_UP_SAMPLES = 200;
 const BATCH_SAMPLES = 30;
 const RESOLVE_SAMPLES = 30;
 
@@ -56,19 +61,24 @@ async function timed<T>(action: () => Promise<T>): Promise<[number, T]> {
   return [performance.now() - started, result];
 }
 
-async function request(url: string, body?: unknown): Promise<any> {
-  const response = await fetch(
-    url,
-    body === undefined
-      ? {}
-      : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } },
-  );
-  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
-  return response.json();
+/** The responses, once every one of them is a 200. */
+function checked(responses: TimedResponse[]): TimedResponse[] {
+  const failed = responses.find((response) => response.status !== 200);
+  if (failed) throw new Error(`a request answered ${failed.status}: ${JSON.stringify(failed.body)}`);
+  return responses;
+}
+
+function times(responses: TimedResponse[]): number[] {
+  return checked(responses).map((response) => response.ms);
+}
+
+function repeat(request: TimedRequest, count: number): TimedRequest[] {
+  return Array.from({ length: count }, () => request);
 }
 
 async function runOn(engine: string, databaseUrl: string | undefined, data: DiscoveryData): Promise<Row[]> {
   const { app, baseUrl, dataDir } = await startRegistry(databaseUrl);
+  const timer = await startHttpTimer();
   try {
     const dataSource = app.get(DataSource);
     const existing = Number((await dataSource.query('SELECT COUNT(*) AS n FROM packages'))[0].n);
@@ -86,31 +96,31 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
       console.log(`${engine}: settled (purge done, statistics analyzed) in ${(settleMs / 1000).toFixed(1)} s`);
     }
 
-    // What any request costs here (routing, guards, JSON), to read the figures below against.
-    const baselineTimes: number[] = [];
-    for (let sample = 0; sample < 100; sample += 1)
-      baselineTimes.push((await timed(() => request(`${baseUrl}/api/v1/health`)))[0]);
-
+    // A server in use has compiled its hot paths: each route is warmed up first, with queries of another
+    // seed. Then one package is reindexed (a write, as any update or download makes), so the engine's kept
+    // word counts start empty and no measured query profits from a cache the warm-up filled.
     const queries = searchQueries(data, SEARCH_SAMPLES);
-    for (const query of queries.slice(0, 40)) await request(`${baseUrl}/api/v1/search?q=${encodeURIComponent(query)}`);
-    const searchTimes: number[] = [];
+    const warmUp = searchQueries(data, WARM_UP_SAMPLES, 1234);
+    const searchUrl = (query: string) => `${baseUrl}/api/v1/search?q=${encodeURIComponent(query)}`;
+    const suggestUrl = (query: string) =>
+      `${baseUrl}/api/v1/search/suggest?q=${encodeURIComponent(query.slice(0, 4) || 'a')}&limit=10`;
+    checked(
+      await timer.run([
+        ...repeat({ url: `${baseUrl}/api/v1/health` }, WARM_UP_SAMPLES),
+        ...warmUp.map((query) => ({ url: searchUrl(query) })),
+        ...warmUp.map((query) => ({ url: suggestUrl(query) })),
+      ]),
+    );
+    await app.get(SearchIndexService).reindex(data.packages[0].id);
+
+    // What any request costs here (routing, guards, JSON), to read the figures below against.
+    const baselineTimes = times(await timer.run(repeat({ url: `${baseUrl}/api/v1/health` }, 100)));
+    const searchTimes = times(await timer.run(queries.map((query) => ({ url: searchUrl(query) }))));
     // The empty query (every visible package by popularity) on its own: it counts every visible package.
-    const emptyQueryTimes: number[] = [];
-    let slowest = { ms: 0, query: '' };
-    for (const query of queries) {
-      const [ms] = await timed(() => request(`${baseUrl}/api/v1/search?q=${encodeURIComponent(query)}`));
-      searchTimes.push(ms);
-      if (query.trim() === '') emptyQueryTimes.push(ms);
-      if (ms > slowest.ms) slowest = { ms, query };
-    }
-    const suggestTimes: number[] = [];
-    for (const query of queries.slice(0, 200)) {
-      const prefix = query.slice(0, 4) || 'a';
-      const [ms] = await timed(() =>
-        request(`${baseUrl}/api/v1/search/suggest?q=${encodeURIComponent(prefix)}&limit=10`),
-      );
-      suggestTimes.push(ms);
-    }
+    const emptyQueryTimes = searchTimes.filter((_, index) => queries[index].trim() === '');
+    const slowestIndex = searchTimes.indexOf(Math.max(...searchTimes));
+    const slowest = { ms: searchTimes[slowestIndex], query: queries[slowestIndex] };
+    const suggestTimes = times(await timer.run(queries.slice(0, 200).map((query) => ({ url: suggestUrl(query) }))));
 
     const rng = random(7);
     const batchTimes: number[] = [];
@@ -121,23 +131,28 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
       const names = Array.from({ length: 1000 }, (_, index) =>
         index % 10 === 9 ? `missing-${sample}-${index}` : data.packages[rng.below(data.packages.length)].name,
       );
-      const [ms, body] = await timed(() => request(`${baseUrl}/api/v1/versions`, { names }));
-      if (sample >= 3) batchTimes.push(ms);
-      reported = Object.keys(body.versions).length;
+      const [response] = checked(await timer.run([{ url: `${baseUrl}/api/v1/versions`, body: { names } }]));
+      if (sample >= 3) batchTimes.push(response.ms);
+      reported = Object.keys((response.body as { versions: object }).versions).length;
       const [serviceMs] = await timed(() => app.get(LatestVersionsService).forNames(ANONYMOUS, names));
       if (sample >= 3) batchServiceTimes.push(serviceMs);
     }
 
-    const resolveTimes: number[] = [];
-    let resolvedCount = 0;
-    for (let sample = 0; sample < RESOLVE_SAMPLES + 3; sample += 1) {
-      const [ms, body] = await timed(() =>
-        request(`${baseUrl}/api/v1/resolve`, { requirements: [data.resolveRoot], toolbox_version: '1.0.0' }),
-      );
-      if (!body.success) throw new Error(`resolve failed: ${JSON.stringify(body.conflicts)}`);
-      resolvedCount = Object.keys(body.resolved).length;
-      if (sample >= 3) resolveTimes.push(ms);
-    }
+    const resolveResponses = checked(
+      await timer.run(
+        repeat(
+          {
+            url: `${baseUrl}/api/v1/resolve`,
+            body: { requirements: [data.resolveRoot], toolbox_version: '1.0.0' },
+          },
+          RESOLVE_SAMPLES + 3,
+        ),
+      ),
+    );
+    const resolveTimes = times(resolveResponses.slice(3));
+    const resolved = resolveResponses.at(-1)?.body as { success: boolean; resolved: object; conflicts: unknown };
+    if (!resolved.success) throw new Error(`resolve failed: ${JSON.stringify(resolved.conflicts)}`);
+    const resolvedCount = Object.keys(resolved.resolved).length;
 
     const maximum = (samples: number[]) => Math.max(...samples);
     return [
@@ -155,7 +170,7 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
         p50: percentile(baselineTimes, 0.5),
         p95: percentile(baselineTimes, 0.95),
         target: '—',
-        note: 'HTTP and framework cost of any request',
+        note: `HTTP and framework cost of any request (${timer.where})`,
       },
       {
         engine,
@@ -211,6 +226,7 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
       },
     ];
   } finally {
+    await timer.close();
     await app.close();
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -50,6 +50,6 @@ export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     cors: false,
     auth: { strategies: ['api-key'] },
     // The landing page, /admin/, /user/, /playground/ and /live (web/gateway/, docs/web-pages.md).
-    webPages: [{ mount: '/', folder: 'gateway' }],
+    webPages: [{ mount: '/', folder: 'gateway', serviceRoutes: ['/v1', '/api', '/admin/api', '/user/api'] }],
   };
 }

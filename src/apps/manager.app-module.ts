@@ -29,6 +29,6 @@ export function managerHttpAppOptions(config: PlatformConfig, { ui }: { ui: bool
     headerSecrets: [
       { scheme: 'cluster_secret', header: 'X-Cluster-Secret', description: 'The manager secret (CLUSTER_SECRET)' },
     ],
-    ...(ui ? { webPages: [{ mount: '/', folder: 'manager' }] } : {}),
+    ...(ui ? { webPages: [{ mount: '/', folder: 'manager', serviceRoutes: ['/api', '/admin/manager/api'] }] } : {}),
   };
 }

@@ -74,6 +74,7 @@ export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
         mount: '/',
         folder: 'registry',
         spaRoutes: REGISTRY_BROWSER_ROUTES,
+        serviceRoutes: ['/api', '/health'],
         // Behind a proxy that adds a path prefix (PUBLIC_BASE_URL=https://host/tb), the pages' links carry it too.
         baseHref: `${new URL(config.registry.publicBaseUrl ?? 'http://localhost').pathname.replace(/\/+$/, '')}/`,
       },

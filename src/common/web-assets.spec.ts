@@ -15,6 +15,9 @@ describe('webPagesMiddleware', () => {
     '<!doctype html><html><head><title>browser</title></head><body></body></html>',
   );
   writeFileSync(join(root, 'browser', 'app.js'), 'export {};');
+  mkdirSync(join(root, 'browser', 'api'));
+  writeFileSync(join(root, 'browser', 'api', 'data.json'), '{}');
+  writeFileSync(join(root, 'browser', 'apix.js'), 'export {};');
   writeFileSync(join(root, 'shared', 'tb.css'), 'body{}');
   writeFileSync(join(root, 'shared', 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   writeFileSync(join(root, 'admin', 'index.html'), '<!doctype html><title>admin</title>');
@@ -27,7 +30,7 @@ describe('webPagesMiddleware', () => {
       webPagesMiddleware(
         [
           { mount: '/admin', folder: 'admin' },
-          { mount: '/', folder: 'browser', spaRoutes: ['/packages'] },
+          { mount: '/', folder: 'browser', spaRoutes: ['/packages'], serviceRoutes: ['/api'] },
         ],
         root,
       ),
@@ -46,6 +49,14 @@ describe('webPagesMiddleware', () => {
     expect(await response.text()).toContain('<title>admin</title>');
     expect(response.headers.get('content-security-policy')).toBe(PAGE_SECURITY_HEADERS['Content-Security-Policy']);
     expect(response.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it("passes the service's own routes on without looking for a file, and only those", async () => {
+    for (const path of ['/api', '/api/data.json'])
+      expect(await (await fetch(`${base}${path}`)).json()).toEqual({ fallthrough: path });
+    const beside = await fetch(`${base}/apix.js`);
+    expect(beside.status).toBe(200);
+    expect(await beside.text()).toBe('export {};');
   });
 
   it('serves the shared assets under /_tb', async () => {

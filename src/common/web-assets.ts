@@ -21,6 +21,11 @@ export interface WebPages {
    * relative asset, API and link addresses work at any depth and behind the prefix.
    */
   baseHref?: string;
+  /**
+   * Paths of the service's own routes under the mount (`['/api', '/health']` for pages mounted at `/`): a request
+   * at or below one goes straight on to the routes, without a file being looked up on disk for it first.
+   */
+  serviceRoutes?: string[];
 }
 
 /** Where the shared stylesheet and script are served on every service that has pages. */
@@ -62,7 +67,7 @@ export function webPagesMiddleware(pages: WebPages[], root = webRoot()): Request
   const all = [{ mount: SHARED_ASSETS_MOUNT, folder: 'shared' }, ...pages];
   return [
     sharedFavicon(join(root, 'shared', 'favicon.svg')),
-    ...all.map(({ mount, folder, spaRoutes, baseHref }: WebPages) => {
+    ...all.map(({ mount, folder, spaRoutes, baseHref, serviceRoutes }: WebPages) => {
       const directory = resolve(root, folder);
       if (!directory.startsWith(resolve(root) + sep)) throw new Error(`web folder ${folder} lies outside web/`);
       const serve = express.static(directory, {
@@ -78,12 +83,14 @@ export function webPagesMiddleware(pages: WebPages[], root = webRoot()): Request
       });
       const prefix = mount.replace(/\/+$/, '');
       const spa = spaRoutes ? singlePageIndex(directory, baseHref ?? `${prefix}/`) : null;
-      const isSpaRoute = (path: string) =>
-        (spaRoutes ?? []).some((route) => path === route || path.startsWith(`${route}/`));
+      const under = (path: string, routes: string[] | undefined) =>
+        (routes ?? []).some((route) => path === route || path.startsWith(`${route}/`));
+      const isSpaRoute = (path: string) => under(path, spaRoutes);
       return (request: Request, response: Response, next: NextFunction) => {
         if (request.method !== 'GET' && request.method !== 'HEAD') return next();
         const path = request.path;
         if (prefix !== '' && path !== prefix && !path.startsWith(`${prefix}/`)) return next();
+        if (under(path.slice(prefix.length), serviceRoutes)) return next();
         const original = request.url;
         request.url = original.slice(prefix.length) || '/';
         if (spa && (request.path === '/' || request.path === '/index.html')) {

@@ -52,6 +52,17 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ SEARCH_MROONGA_RANKING: 'fast' })).toThrow(/SEARCH_MROONGA_RANKING must be one of/);
     });
 
+    it('reads the SQLite memory map size, 256 MiB by default, and refuses a bad one', () => {
+      expect(loadConfig({ DATA_DIR: '/srv/tb' }).database).toEqual({
+        type: 'sqlite',
+        location: '/srv/tb/platform.sqlite',
+        sqliteMmapMiB: 256,
+      });
+      expect(loadConfig({ SQLITE_MMAP_MB: '0' }).database.sqliteMmapMiB).toBe(0);
+      expect(() => loadConfig({ SQLITE_MMAP_MB: '-1' })).toThrow(/SQLITE_MMAP_MB/);
+      expect(() => loadConfig({ SQLITE_MMAP_MB: 'lots' })).toThrow(/SQLITE_MMAP_MB/);
+    });
+
     it("gives every service its own host and port with the seeds' defaults", () => {
       const config = loadConfig({});
       expect(config.registry).toMatchObject({ host: '0.0.0.0', port: 4025, workers: 1 });

@@ -119,6 +119,15 @@ export function splitName(name: string): { parts: string[]; segments: string[]; 
   return { parts, segments, joined: joined && !parts.includes(joined) && !segments.includes(joined) ? joined : null };
 }
 
+/**
+ * The word every name starting with `namePrefix` holds in its name column: a name's joined form (or its one
+ * segment) is its letters and digits cut at 64 characters, so a name that starts with the prefix has a
+ * joined form starting with the prefix's own letters and digits. Null when the prefix has none (`-`).
+ */
+export function joinedNamePrefix(namePrefix: string): string | null {
+  return clip(words(namePrefix).join('')) || null;
+}
+
 /** The words of each text column, normalized and space-separated: what the full-text engines index. */
 export interface DocumentText {
   /** The name's words and their joined form (`mycloudsync`), which counts as the name. */

@@ -437,7 +437,14 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
         ['config', '#config-form button'],
       ]) {
         await page.click(`#admin-tab-${tab}`);
-        await page.waitForSelector(ready);
+        // Seen once under a loaded CI run: the models tab never showed its table. Say what the tab showed.
+        await page.waitForSelector(ready).catch(async (error: unknown) => {
+          const shot = await tracked.screenshot(`gateway-admin-phone-${tab}-missing`);
+          const shown = await page.innerText('body');
+          throw new Error(`the ${tab} tab has no ${ready} (screenshot ${shot}); it shows: ${shown.slice(0, 2000)}`, {
+            cause: error,
+          });
+        });
         const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
         expect({ tab, overflow: Math.max(0, overflow) }).toEqual({ tab, overflow: 0 });
       }

@@ -5,6 +5,7 @@ import {
   clip,
   documentText,
   downloadsAboveBoost,
+  joinedNamePrefix,
   prefixUpperBound,
   rankingMultiplier,
 } from '../search-terms.js';
@@ -180,6 +181,8 @@ function multiplierOf(key: number): number {
 
 /** Suggestions: a name range or word of at most this many visible names is read whole. */
 const SUGGEST_READ_LIMIT = 500;
+/** The shortest prefix FTS5 keeps an index for (migration 1763800001600: `prefix='2 3 4 5 6'`). */
+const PREFIX_INDEX_MIN = 2;
 const SUGGEST_BATCH = 64;
 
 type SuggestedRow = [name: string, nameLower: string, downloads: number];
@@ -711,11 +714,25 @@ export class Fts5SearchEngine implements SearchEngine {
             .raw(true)
             .iterate(...range, query.viewerPublisherId) as IterableIterator<SuggestedRow>)
             list.offer(suggested(row));
-        const ordered = this.statement(
-          `SELECT d.rank_key, d.name, d.name_lower, d.total_downloads FROM ${DOCUMENTS_TABLE} d
-           WHERE d.rank_key < ? ORDER BY d.rank_key`,
-        ).raw(true);
-        for (const [key, ...row] of ordered.iterate(PUBLIC_END) as IterableIterator<[number, ...SuggestedRow]>) {
+        // Every name in the range holds its joined-prefix word, so the FTS matches of that word in rank-key
+        // order are a superset of the range in the same order. A one-letter word has no prefix index (FTS5
+        // would merge every word under it), so then, as without one (`-`), every document is read in order.
+        const joined = joinedNamePrefix(query.name);
+        const byWord = joined !== null && joined.length >= PREFIX_INDEX_MIN;
+        const ordered = byWord
+          ? this.statement(
+              `SELECT f.rowid, d.name, d.name_lower, d.total_downloads
+               FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
+               WHERE ${FTS_TABLE} MATCH ? AND f.rowid < ? ORDER BY f.rowid`,
+            ).raw(true)
+          : this.statement(
+              `SELECT d.rank_key, d.name, d.name_lower, d.total_downloads FROM ${DOCUMENTS_TABLE} d
+               WHERE d.rank_key < ? ORDER BY d.rank_key`,
+            ).raw(true);
+        const parameters = byWord
+          ? [fts5Match([{ term: joined, prefix: true }], TEXT_COLUMNS[0]), PUBLIC_END]
+          : [PUBLIC_END];
+        for (const [key, ...row] of ordered.iterate(...parameters) as IterableIterator<[number, ...SuggestedRow]>) {
           if (list.complete(key)) break;
           if (row[1] >= query.name && row[1] < range[1]) list.offer(suggested(row));
         }

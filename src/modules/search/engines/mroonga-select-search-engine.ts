@@ -162,26 +162,26 @@ export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
     if (branches.length === 0) return { ids: [], total: 0 };
     const matches = `(${branches.join(' || ')})`;
     const visible = this.visibleFilter(query);
-    const [page, count] = await Promise.all([
-      this.select([
-        ['filter', matches],
-        ['scorer', `_score = ((${visible}) ? ${ranking} : -1)`],
-        ['sort_keys', '-_score,-total_downloads,name_lower'],
-        ['output_columns', 'package_id,_score'],
-        ['offset', query.offset],
-        ['limit', query.limit],
-      ]),
-      this.select([
-        ['filter', `(${counted.join(' || ')}) && ${visible}`],
-        ['limit', 0],
-      ]),
+    // One select after the other: two mroonga_command() calls at once on two connections contend inside
+    // Mroonga and take longer together than one after the other (docs/search.md).
+    const page = await this.select([
+      ['filter', matches],
+      ['scorer', `_score = ((${visible}) ? ${ranking} : -1)`],
+      ['sort_keys', '-_score,-total_downloads,name_lower'],
+      ['output_columns', 'package_id,_score'],
+      ['offset', query.offset],
+      ['limit', query.limit],
+    ]);
+    const count = await this.select([
+      ['filter', `(${counted.join(' || ')}) && ${visible}`],
+      ['limit', 0],
     ]);
     return { ids: page.rows.filter((row) => Number(row[1]) >= 0).map((row) => String(row[0])), total: count.total };
   }
 
   /**
-   * The SQL engine's two branches as two selects side by side, each sorted top-k inside Groonga: names
-   * starting with the text, then names with a word starting with it (minus the first branch's, `&!`).
+   * The SQL engine's two branches as two selects, each sorted top-k inside Groonga: names starting with
+   * the text, then, when those leave room, names with a word starting with it (minus the first's, `&!`).
    */
   override async suggest(query: EngineSuggest): Promise<string[]> {
     const visible = this.visibleFilter({ viewerPublisherId: query.viewerPublisherId });
@@ -189,23 +189,26 @@ export class MroongaSelectSearchEngine extends MysqlFulltextSearchEngine {
       query.name === null
         ? null
         : `query("name_lower", ${scriptString(`${queryPrefix(assertMatches(NAME, query.name, 'package name'))}*`)})`;
-    const top = (filter: string) =>
+    const top = (filter: string, limit: number) =>
       this.select([
         ['filter', filter],
         ['sort_keys', '-total_downloads,name_lower'],
         ['output_columns', 'name'],
-        ['limit', query.limit],
+        ['limit', limit],
       ]).then((result) => result.rows.map((row) => String(row[0])));
-    const [whole, word] = await Promise.all([
-      wholeName ? top(`${wholeName} && ${visible}`) : [],
-      query.wordPrefix
-        ? top(
+    // One after the other (two mroonga_command() calls at once contend), and the second only when the
+    // first leaves room.
+    const whole = wholeName ? await top(`${wholeName} && ${visible}`, query.limit) : [];
+    const wanted = query.limit - whole.length;
+    const word =
+      query.wordPrefix && wanted > 0
+        ? await top(
             `query("name_words", ${scriptString(`${assertPlainWord({ term: query.wordPrefix, prefix: true })}*`)})` +
               `${wholeName ? ` &! ${wholeName}` : ''} && ${visible}`,
+            wanted,
           )
-        : [],
-    ]);
-    return [...whole, ...word].slice(0, query.limit);
+        : [];
+    return [...whole, ...word];
   }
 
   override async matchRelevance(terms: EngineQuery['terms']): Promise<Map<string, number>> {
