@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** Whether a TCP port on loopback accepts a listener right now. */
@@ -9,10 +10,26 @@ export function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** `count` consecutive free ports (worker port slots must be consecutive). */
+/**
+ * The first port the kernel hands out to outgoing connections (Linux: 32768 by default). A port chosen at or above
+ * it can be taken by any connection opened between the check and the listener's start (a database pool's, seen
+ * once in CI: a worker then failed with EADDRINUSE at every restart), so test listeners stay below it.
+ */
+function ephemeralPortsStart(): number {
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return Number.isInteger(low) && low > 11_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** `count` consecutive free ports (worker port slots must be consecutive), below the outgoing connections' ports. */
 export async function freePortRange(count: number): Promise<number> {
+  const lowest = 10_000;
+  const span = ephemeralPortsStart() - count - lowest;
   for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const base = lowest + Math.floor(Math.random() * span);
     let ok = true;
     for (let i = 0; i < count && ok; i++) ok = await portFree(base + i);
     if (ok) return base;

@@ -1,8 +1,8 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileSourcesFor, runTb, startTb, type TbProcess } from '../../support/child-processes.js';
+import { freePortRange } from '../../support/free-ports.js';
 import { TEST_SECRET } from '../../support/registry-under-test.js';
 
 interface StatusWorker {
@@ -13,24 +13,6 @@ interface StatusWorker {
   state: string;
   healthy: boolean;
   restart_count: number;
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** `count` consecutive free ports (the manager's pre-allocated range must be consecutive). */
-async function freePortRange(count: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    let ok = true;
-    for (let i = 0; i < count && ok; i++) ok = await portFree(base + i);
-    if (ok) return base;
-  }
 }
 
 /** Retries `check` (which throws while its expectation fails) until it passes or `timeoutMs` runs out. */
