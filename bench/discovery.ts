@@ -6,8 +6,10 @@
  * resolving a 200-package transitive graph. Runs on SQLite, and on MySQL/MariaDB when
  * BENCH_MYSQL_URL is set (a fresh database is created and dropped).
  *
- * The HTTP client runs in its own process (bench/support/http-timer.ts), as a real client would; until
- * 2026-11-26 it ran on the server's own thread, which BENCH_CLIENT=same-process still does for comparison.
+ * The measured registry runs in a process of its own (`tb registry`, one worker, over the loaded database),
+ * and so does the HTTP client (bench/support/http-timer.ts), as in production; until 2026-11-26 both ran in
+ * this process, the client on the server's own thread. BENCH_SERVER=same-process measures the in-process app
+ * and BENCH_CLIENT=same-process runs the client on this thread, for comparison.
  *
  * On MySQL the measurements start once the bulk load has settled (see settleMysql).
  *
@@ -25,8 +27,8 @@ import { ANONYMOUS } from '../src/modules/registry/caller.js';
 import { SEARCH_ENGINE, type SearchEngine } from '../src/modules/search/engines/search-engine.js';
 import { LatestVersionsService } from '../src/modules/search/latest-versions.service.js';
 import { SearchIndexService } from '../src/modules/search/search-index.service.js';
-import { insertAll, startRegistry, withMysqlDatabase } from './support/discovery-load.js';
-import { startHttpTimer, type TimedRequest, type TimedResponse } from './support/http-timer.js';
+import { insertAll, startRegistry, startRegistryProcess, withMysqlDatabase } from './support/discovery-load.js';
+import { startHttpTimer, type HttpTimer, type TimedRequest, type TimedResponse } from './support/http-timer.js';
 import {
   RESOLVE_GRAPH_SIZE,
   generateDiscoveryData,
@@ -77,8 +79,9 @@ function repeat(request: TimedRequest, count: number): TimedRequest[] {
 }
 
 async function runOn(engine: string, databaseUrl: string | undefined, data: DiscoveryData): Promise<Row[]> {
-  const { app, baseUrl, dataDir } = await startRegistry(databaseUrl);
-  const timer = await startHttpTimer();
+  const { app, baseUrl: inProcessUrl, dataDir } = await startRegistry(databaseUrl);
+  let server: { baseUrl: string; stop: () => Promise<void> } | null = null;
+  let timer: HttpTimer | null = null;
   try {
     const dataSource = app.get(DataSource);
     const existing = Number((await dataSource.query('SELECT COUNT(*) AS n FROM packages'))[0].n);
@@ -95,10 +98,19 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
       const settleMs = await settleMysql(dataSource);
       console.log(`${engine}: settled (purge done, statistics analyzed) in ${(settleMs / 1000).toFixed(1)} s`);
     }
+    // The app above loaded and indexed the data; the measured registry is a process of its own over the same
+    // database (BENCH_SERVER=same-process measures the app above, in this process, as before 2026-11-26).
+    server =
+      process.env.BENCH_SERVER === 'same-process'
+        ? { baseUrl: inProcessUrl, stop: async () => undefined }
+        : await startRegistryProcess(dataDir, databaseUrl);
+    const baseUrl = server.baseUrl;
+    timer = await startHttpTimer();
 
     // A server in use has compiled its hot paths: each route is warmed up first, with queries of another
-    // seed. Then one package is reindexed (a write, as any update or download makes), so the engine's kept
-    // word counts start empty and no measured query profits from a cache the warm-up filled.
+    // seed. Then one package is reindexed (a write, as any update or download makes; from this process, so
+    // a registry process sees another connection's commit), so the engine's kept word counts start empty
+    // and no measured query profits from a cache the warm-up filled.
     const queries = searchQueries(data, SEARCH_SAMPLES);
     const warmUp = searchQueries(data, WARM_UP_SAMPLES, 1234);
     const searchUrl = (query: string) => `${baseUrl}/api/v1/search?q=${encodeURIComponent(query)}`;
@@ -226,7 +238,8 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
       },
     ];
   } finally {
-    await timer.close();
+    await timer?.close();
+    await server?.stop();
     await app.close();
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../../../database/data-source-options.js';
-import { parseQuery } from '../search-terms.js';
+import { nameWords, parseQuery } from '../search-terms.js';
 import { createSearchEngine, type MroongaRanking } from './create-search-engine.js';
 import { referenceRanking } from './reference-ranking.js';
 import type { EngineQuery, SearchDocument, SearchEngine } from './search-engine.js';
@@ -325,6 +325,52 @@ describe.each(backends)('SearchEngine contract: %s', (_name, createBackend) => {
     expect(await suggest(null)).toEqual(['tapir-core', 'tapir', 'big-tapirs']);
     expect(await suggest(OWNER)).toEqual(['tapir-core', 'tapir-secret', 'tapir', 'big-tapirs']);
     expect(await suggest(null, 2)).toEqual(['tapir-core', 'tapir']);
+  });
+
+  it('suggests as the oracle over many names, with equal downloads, private and unlisted ones', async () => {
+    const stems = ['kiwi-', 'kiwano-', 'ki-', 'fresh-kiwi-', 'kiwi'];
+    // Stored in descending name order, so that an engine meeting equal downloads in storage order meets the
+    // later name first: the order of equal downloads must come from the names.
+    await put(
+      ...Array.from({ length: 120 }, (_, index) =>
+        doc(`${stems[index % stems.length]}${index}`, {
+          // Above every other document here: the most downloaded names of the table.
+          totalDownloads: 100_000 + ((index * 7) % 13),
+          visibility: index % 9 === 4 ? 'private' : index % 11 === 5 ? 'unlisted' : 'public',
+          publisherId: index % 2 === 0 ? OWNER : OTHER,
+        }),
+      ).sort((a, b) => (a.name < b.name ? 1 : -1)),
+    );
+    const order = (a: SearchDocument, b: SearchDocument) => {
+      const [first, second] = [a.name.toLowerCase(), b.name.toLowerCase()];
+      return b.totalDownloads - a.totalDownloads || (first < second ? -1 : first > second ? 1 : 0);
+    };
+    const oracle = (name: string, word: string | null, viewer: string | null, limit: number) => {
+      const visible = [...indexed.values()].filter(
+        (document) =>
+          document.visibility === 'public' || (document.visibility === 'private' && document.publisherId === viewer),
+      );
+      const whole = visible.filter((document) => document.name.toLowerCase().startsWith(name)).sort(order);
+      const words = word
+        ? visible
+            .filter(
+              (document) =>
+                !document.name.toLowerCase().startsWith(name) &&
+                nameWords(document.name).some((nameWord) => nameWord.startsWith(word)),
+            )
+            .sort(order)
+        : [];
+      return [...whole, ...words].slice(0, limit).map((document) => document.name);
+    };
+    for (const text of ['kiwi', 'kiwi-', 'ki', 'kiwan', 'fresh-k', 'k'])
+      for (const viewer of [null, OWNER])
+        for (const limit of [1, 3, 10, 40]) {
+          const word = parseQuery(text).terms.at(-1)?.term ?? null;
+          const wordPrefix = word && word.length >= 2 ? word : null;
+          const expected = oracle(text, wordPrefix, viewer, limit);
+          const query = { name: text, wordPrefix, viewerPublisherId: viewer, limit };
+          expect({ query, names: await engine.suggest(query) }).toEqual({ query, names: expected });
+        }
   });
 
   it.each([
