@@ -27,8 +27,9 @@ import { ANONYMOUS } from '../src/modules/registry/caller.js';
 import { SEARCH_ENGINE, type SearchEngine } from '../src/modules/search/engines/search-engine.js';
 import { LatestVersionsService } from '../src/modules/search/latest-versions.service.js';
 import { SearchIndexService } from '../src/modules/search/search-index.service.js';
-import { insertAll, startRegistry, startRegistryProcess, withMysqlDatabase } from './support/discovery-load.js';
+import { BENCH_SECRET, insertAll, startRegistry, withMysqlDatabase } from './support/discovery-load.js';
 import { startHttpTimer, type HttpTimer, type TimedRequest, type TimedResponse } from './support/http-timer.js';
+import { startRegistryProcess, type RegistryProcess } from './support/registry-process.js';
 import {
   RESOLVE_GRAPH_SIZE,
   generateDiscoveryData,
@@ -80,7 +81,7 @@ function repeat(request: TimedRequest, count: number): TimedRequest[] {
 
 async function runOn(engine: string, databaseUrl: string | undefined, data: DiscoveryData): Promise<Row[]> {
   const { app, baseUrl: inProcessUrl, dataDir } = await startRegistry(databaseUrl);
-  let server: { baseUrl: string; stop: () => Promise<void> } | null = null;
+  let server: Pick<RegistryProcess, 'baseUrl' | 'stop'> | null = null;
   let timer: HttpTimer | null = null;
   try {
     const dataSource = app.get(DataSource);
@@ -103,7 +104,11 @@ async function runOn(engine: string, databaseUrl: string | undefined, data: Disc
     server =
       process.env.BENCH_SERVER === 'same-process'
         ? { baseUrl: inProcessUrl, stop: async () => undefined }
-        : await startRegistryProcess(dataDir, databaseUrl);
+        : await startRegistryProcess({
+            dataDir,
+            secret: BENCH_SECRET,
+            env: databaseUrl ? { DATABASE_URL: databaseUrl } : {},
+          });
     const baseUrl = server.baseUrl;
     timer = await startHttpTimer();
 

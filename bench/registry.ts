@@ -8,14 +8,13 @@
  * The load generator is wrk when installed (`apt-get install wrk`), else a Node client.
  */
 import 'reflect-metadata';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, openAsBlob } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import yazl from 'yazl';
 import { loadConfig } from '../src/config/config.js';
@@ -25,6 +24,7 @@ import { PublisherEntity } from '../src/modules/registry/entities/publisher.enti
 import { RegistryAccountEntity } from '../src/modules/registry/entities/registry-account.entity.js';
 import { JwtService } from '@nestjs/jwt';
 import { TokenVerifier } from '../src/auth/token-verifier.js';
+import { startRegistryProcess } from './support/registry-process.js';
 import { parseWrkOutput, wrkInstalled } from './support/wrk.js';
 
 const MIB = 1024 * 1024;
@@ -36,7 +36,6 @@ const argument = (name: string) =>
 const seconds = Number(argument('--seconds')) || 10;
 /** Registry worker processes (`tb registry --workers`); one per core by default. */
 const workers = argument('--workers') ?? 'auto';
-const mainScript = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.js');
 
 const WORDS =
   'cloud sync task queue file watch server client crypto cache config log metric chart graph http socket auth token user theme icon widget table form parse render build deploy backup search index'.split(
@@ -100,38 +99,6 @@ async function seed(dataDir: string): Promise<void> {
   for (let start = 0; start < rows.length; start += 500)
     await dataSource.getRepository(PackageEntity).insert(rows.slice(start, start + 500));
   await dataSource.destroy();
-}
-
-async function startServer(
-  dataDir: string,
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(
-    process.execPath,
-    [mainScript, 'registry', '--port', '0', '--data-dir', dataDir, '--workers', workers],
-    {
-      env: {
-        ...process.env,
-        PLATFORM_JWT_SECRET: SECRET,
-        HOST: '127.0.0.1',
-        RATE_LIMIT_ANON_PER_HOUR: '100000000',
-        RATE_LIMIT_AUTH_PER_HOUR: '100000000',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Registry ready at (http:\/\/[^/\s]+)/.exec(output);
-      if (match) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`registry exited with ${code}: ${output}`)));
-  });
-  child.stdout!.resume();
-  return { child, baseUrl };
 }
 
 function runCommand(command: string, args: string[]): Promise<string> {
@@ -244,7 +211,12 @@ async function main(): Promise<void> {
     let started = Date.now();
     await seed(dataDir);
     console.log(`seeded ${PACKAGES} packages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const { child, baseUrl } = await startServer(dataDir, { UPLOAD_MAX_BYTES: String(120 * MIB) });
+    const { baseUrl, pid, stop } = await startRegistryProcess({
+      dataDir,
+      secret: SECRET,
+      workers,
+      env: { UPLOAD_MAX_BYTES: String(120 * MIB) },
+    });
     try {
       const wrk = await wrkLoad(baseUrl, dataDir);
       const load = wrk ?? (await detailLoad(baseUrl));
@@ -254,9 +226,9 @@ async function main(): Promise<void> {
       const token = signer.sign({ userId: 'bench', username: 'bench', ttlSeconds: 3600 });
       const zipPath = join(dataDir, 'big.zip');
       const zipSize = await writeBigZip(zipPath);
-      const baselineRss = await rssOf(child.pid!);
+      const baselineRss = await rssOf(pid);
       let peakRss = baselineRss;
-      const sampler = setInterval(() => void rssOf(child.pid!).then((rss) => (peakRss = Math.max(peakRss, rss))), 10);
+      const sampler = setInterval(() => void rssOf(pid).then((rss) => (peakRss = Math.max(peakRss, rss))), 10);
       const uploadUrl = `${baseUrl}/api/v1/packages/${packageName(0)}/upload`;
       // curl (C) when installed, so the client's own CPU cost does not show up as server time.
       const curl = spawnSync('sh', ['-c', 'command -v curl']).status === 0;
@@ -341,7 +313,7 @@ async function main(): Promise<void> {
       console.log(`${'measure'.padEnd(width)} | result | target`);
       for (const [measure, result, target] of rows) console.log(`${measure.padEnd(width)} | ${result} | ${target}`);
     } finally {
-      child.kill('SIGTERM');
+      await stop();
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true });

@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { createConnection } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
@@ -89,8 +87,7 @@ export async function insertAll(dataSource: DataSource, data: DiscoveryData): Pr
   await bulk(PackageVersionEntity, versionRows as PackageVersionEntity[]);
 }
 
-const BENCH_SECRET = 'bench-secret-0123456789abcdefghijklmnop';
-const UNLIMITED = { RATE_LIMIT_ANON_PER_HOUR: '10000000', RATE_LIMIT_AUTH_PER_HOUR: '10000000' };
+export const BENCH_SECRET = 'bench-secret-0123456789abcdefghijklmnop';
 
 export async function startRegistry(databaseUrl: string | undefined) {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-discovery-'));
@@ -99,7 +96,8 @@ export async function startRegistry(databaseUrl: string | undefined) {
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: '0',
-    ...UNLIMITED,
+    RATE_LIMIT_ANON_PER_HOUR: '10000000',
+    RATE_LIMIT_AUTH_PER_HOUR: '10000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
   const app: INestApplication = await createHttpApp(RegistryAppModule.forRoot(config), {
@@ -109,45 +107,6 @@ export async function startRegistry(databaseUrl: string | undefined) {
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${port}`, dataDir };
-}
-
-/**
- * The registry as it runs in production, in a process of its own (`tb registry`, one worker) over the same
- * data directory and database as the in-process app that loaded them: its heap holds only what a server
- * holds, not the benchmark's generated data.
- */
-export async function startRegistryProcess(
-  dataDir: string,
-  databaseUrl: string | undefined,
-): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
-  const main = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'main.js');
-  const child = spawn(process.execPath, [main, 'registry', '--port', '0', '--data-dir', dataDir, '--workers', '1'], {
-    env: {
-      ...process.env,
-      PLATFORM_JWT_SECRET: BENCH_SECRET,
-      HOST: '127.0.0.1',
-      ...UNLIMITED,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /Registry ready at (http:\/\/[^/\s]+)/.exec(output);
-      if (ready) resolve(ready[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the registry exited with ${code}: ${output}`)));
-  });
-  child.stdout.resume();
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { baseUrl, stop };
 }
 
 export async function withMysqlDatabase<T>(url: string, action: (databaseUrl: string) => Promise<T>): Promise<T> {

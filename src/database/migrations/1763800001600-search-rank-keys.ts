@@ -10,13 +10,11 @@ const TEXT_COLUMNS = ['name_words', 'display_words', 'keyword_words', 'descripti
  * SQLite only (docs/search.md, "SQLite: reading in rank-key order"): the FTS rowid becomes the
  * document's rank key (visibility class, multiplier descending, doc_id), so a search reads the public
  * matches from the highest multiplier down and stops early. The documents table keeps the text (its
- * four columns joined by tabs) and its word count, bm25's document length: a document changing
- * multiplier moves to a new FTS rowid with it, and the search scores the rows it reads in JS from it.
- * FTS5 stays contentless and tokenizes with `ascii`: the text is already normalized into
- * space-separated words (search-terms.ts), so FTS5's words are exactly the JS words bm25 is computed
- * over. Both tables start empty; the Search module indexes every package at start-up (about 14 s for
- * 100,000). MySQL/MariaDB: the documents are emptied, to be indexed again at start-up with the name's
- * segments among its words.
+ * four columns joined by tabs): a document changing multiplier moves to a new FTS rowid with it, and the
+ * search scores the rows it reads in JS from it. FTS5 stays contentless and tokenizes with `ascii`: the text is already normalized into space-separated words (search-terms.ts),
+ * so FTS5's words are exactly the JS words bm25 is computed over. Both tables start empty; the Search
+ * module indexes every package at start-up (about 8 s for 100,000). MySQL/MariaDB: the documents are
+ * emptied, to be indexed again at start-up with the name's segments among its words.
  */
 export class SearchRankKeys1763800001600 implements MigrationInterface {
   name = 'SearchRankKeys1763800001600';
@@ -43,7 +41,6 @@ export class SearchRankKeys1763800001600 implements MigrationInterface {
       total_downloads bigint NOT NULL,
       verified integer NOT NULL,
       multiplier integer NOT NULL,
-      tokens integer NOT NULL,
       text text NOT NULL)`);
     await queryRunner.query(`CREATE UNIQUE INDEX uq_${DOCUMENTS_TABLE}_package ON ${DOCUMENTS_TABLE} (package_id)`);
     await queryRunner.query(`CREATE UNIQUE INDEX uq_${DOCUMENTS_TABLE}_doc ON ${DOCUMENTS_TABLE} (doc_id)`);

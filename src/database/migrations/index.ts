@@ -12,6 +12,7 @@ import { WorkerAuth1763800001200 } from './1763800001200-worker-auth.js';
 import { Mcp1763800001400 } from './1763800001400-mcp.js';
 import { SearchFulltext1763800001500 } from './1763800001500-search-fulltext.js';
 import { SearchRankKeys1763800001600 } from './1763800001600-search-rank-keys.js';
+import { SearchWordCounts1763800001700 } from './1763800001700-search-word-counts.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   Mcp1763800001400,
   SearchFulltext1763800001500,
   SearchRankKeys1763800001600,
+  SearchWordCounts1763800001700,
 ];

@@ -718,21 +718,23 @@ export class Fts5SearchEngine implements SearchEngine {
         // order are a superset of the range in the same order. A one-letter word has no prefix index (FTS5
         // would merge every word under it), so then, as without one (`-`), every document is read in order.
         const joined = joinedNamePrefix(query.name);
-        const byWord = joined !== null && joined.length >= PREFIX_INDEX_MIN;
-        const ordered = byWord
-          ? this.statement(
-              `SELECT f.rowid, d.name, d.name_lower, d.total_downloads
-               FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
-               WHERE ${FTS_TABLE} MATCH ? AND f.rowid < ? ORDER BY f.rowid`,
-            ).raw(true)
-          : this.statement(
-              `SELECT d.rank_key, d.name, d.name_lower, d.total_downloads FROM ${DOCUMENTS_TABLE} d
-               WHERE d.rank_key < ? ORDER BY d.rank_key`,
-            ).raw(true);
-        const parameters = byWord
-          ? [fts5Match([{ term: joined, prefix: true }], TEXT_COLUMNS[0]), PUBLIC_END]
-          : [PUBLIC_END];
-        for (const [key, ...row] of ordered.iterate(...parameters) as IterableIterator<[number, ...SuggestedRow]>) {
+        const ordered = (
+          joined !== null && joined.length >= PREFIX_INDEX_MIN
+            ? this.statement(
+                `SELECT f.rowid, d.name, d.name_lower, d.total_downloads
+                 FROM ${FTS_TABLE} f JOIN ${DOCUMENTS_TABLE} d ON d.rank_key = f.rowid
+                 WHERE ${FTS_TABLE} MATCH ? AND f.rowid < ? ORDER BY f.rowid`,
+              )
+                .raw(true)
+                .iterate(fts5Match([{ term: joined, prefix: true }], TEXT_COLUMNS[0]), PUBLIC_END)
+            : this.statement(
+                `SELECT d.rank_key, d.name, d.name_lower, d.total_downloads FROM ${DOCUMENTS_TABLE} d
+                 WHERE d.rank_key < ? ORDER BY d.rank_key`,
+              )
+                .raw(true)
+                .iterate(PUBLIC_END)
+        ) as IterableIterator<[number, ...SuggestedRow]>;
+        for (const [key, ...row] of ordered) {
           if (list.complete(key)) break;
           if (row[1] >= query.name && row[1] < range[1]) list.offer(suggested(row));
         }

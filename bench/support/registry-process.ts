@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** A registry started as in production (`tb registry`) for a benchmark, and how to stop it. */
+export interface RegistryProcess {
+  baseUrl: string;
+  /** The registry's process id (its RSS, for the benchmarks that watch it). */
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `tb registry` in a process of its own on a free loopback port over `dataDir` (its SQLite file, unless
+ * `env` names another DATABASE_URL), with the rate limits out of the way, and resolves once it is ready.
+ */
+export async function startRegistryProcess(options: {
+  dataDir: string;
+  secret: string;
+  workers?: string;
+  env?: Record<string, string>;
+}): Promise<RegistryProcess> {
+  const main = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'main.js');
+  const args = [main, 'registry', '--port', '0', '--data-dir', options.dataDir, '--workers', options.workers ?? '1'];
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      PLATFORM_JWT_SECRET: options.secret,
+      HOST: '127.0.0.1',
+      RATE_LIMIT_ANON_PER_HOUR: '100000000',
+      RATE_LIMIT_AUTH_PER_HOUR: '100000000',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /Registry ready at (http:\/\/[^/\s]+)/.exec(output);
+      if (ready) resolve(ready[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the registry exited with ${code}: ${output}`)));
+  });
+  child.stdout.resume();
+  return {
+    baseUrl,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
