@@ -89,6 +89,17 @@ export async function insertAll(dataSource: DataSource, data: DiscoveryData): Pr
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdefghijklmnop';
 
+/**
+ * SEARCH_ENGINE and SEARCH_GROONGA_URL of the benchmark's environment (a dedicated Groonga server): the
+ * loading app indexes into it, and the measured registry process (which inherits the environment) uses it.
+ */
+export function searchEngineSettings(): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const name of ['SEARCH_ENGINE', 'SEARCH_GROONGA_URL'])
+    if (process.env[name]) settings[name] = process.env[name] as string;
+  return settings;
+}
+
 export async function startRegistry(databaseUrl: string | undefined) {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-discovery-'));
   const config = loadConfig({
@@ -99,6 +110,7 @@ export async function startRegistry(databaseUrl: string | undefined) {
     RATE_LIMIT_ANON_PER_HOUR: '10000000',
     RATE_LIMIT_AUTH_PER_HOUR: '10000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...searchEngineSettings(),
   });
   const app: INestApplication = await createHttpApp(RegistryAppModule.forRoot(config), {
     ...registryHttpAppOptions(config),

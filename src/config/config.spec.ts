@@ -43,11 +43,29 @@ describe('loadConfig', () => {
     });
 
     it('reads the search engine settings and refuses unknown ones', () => {
-      expect(loadConfig({}).search).toEqual({ mysqlEngine: 'auto', mroongaRanking: 'groonga' });
-      expect(loadConfig({ SEARCH_MYSQL_ENGINE: 'innodb', SEARCH_MROONGA_RANKING: 'sql' }).search).toEqual({
+      expect(loadConfig({}).search).toEqual({
+        engine: 'database',
+        groongaUrl: 'http://127.0.0.1:10041',
+        mysqlEngine: 'auto',
+        mroongaRanking: 'groonga',
+      });
+      expect(
+        loadConfig({
+          SEARCH_ENGINE: 'groonga',
+          SEARCH_GROONGA_URL: 'https://search.internal:8443/groonga',
+          SEARCH_MYSQL_ENGINE: 'innodb',
+          SEARCH_MROONGA_RANKING: 'sql',
+        }).search,
+      ).toEqual({
+        engine: 'groonga',
+        groongaUrl: 'https://search.internal:8443/groonga',
         mysqlEngine: 'innodb',
         mroongaRanking: 'sql',
       });
+      expect(() => loadConfig({ SEARCH_ENGINE: 'meilisearch' })).toThrow(/SEARCH_ENGINE must be one of/);
+      expect(() => loadConfig({ SEARCH_GROONGA_URL: 'localhost:10041' })).toThrow(
+        /SEARCH_GROONGA_URL must be an http\(s\) URL/,
+      );
       expect(() => loadConfig({ SEARCH_MYSQL_ENGINE: 'myisam' })).toThrow(/SEARCH_MYSQL_ENGINE must be one of/);
       expect(() => loadConfig({ SEARCH_MROONGA_RANKING: 'fast' })).toThrow(/SEARCH_MROONGA_RANKING must be one of/);
     });

@@ -180,6 +180,8 @@ export const MESSAGE_BROKERS = ['auto', 'redis', 'ipc', 'local'] as const;
 export const SEARCH_MYSQL_ENGINES = ['auto', 'mroonga', 'innodb'] as const;
 /** SEARCH_MROONGA_RANKING: on a Mroonga table, rank inside Groonga (`mroonga_command()`) or in SQL. */
 export const SEARCH_MROONGA_RANKINGS = ['groonga', 'sql'] as const;
+/** SEARCH_ENGINE: the database's own full-text engine, or a dedicated Groonga server (SEARCH_GROONGA_URL). */
+export const SEARCH_ENGINES = ['database', 'groonga'] as const;
 
 /** The model gateway's process settings; what an admin may change at run time lives in DATA_DIR/gateway/config.json. */
 export interface GatewayConfig extends ListenConfig {
@@ -250,8 +252,13 @@ export interface PlatformConfig {
    * REDIS_URL is set, else this process alone; `ipc` = relayed by the parent process (the worker manager).
    */
   messageBroker: (typeof MESSAGE_BROKERS)[number];
-  /** Registry search on the database's full-text engine (docs/search.md); both apply to MySQL/MariaDB only. */
+  /**
+   * Registry search (docs/search.md): on the database's full-text engine (`database`; mysqlEngine and
+   * mroongaRanking apply to MySQL/MariaDB only), or on a dedicated Groonga server at groongaUrl (`groonga`).
+   */
   search: {
+    engine: (typeof SEARCH_ENGINES)[number];
+    groongaUrl: string;
     mysqlEngine: (typeof SEARCH_MYSQL_ENGINES)[number];
     mroongaRanking: (typeof SEARCH_MROONGA_RANKINGS)[number];
   };
@@ -567,6 +574,8 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     },
     messageBroker: read.oneOf('MESSAGE_BROKER', MESSAGE_BROKERS, 'auto'),
     search: {
+      engine: read.oneOf('SEARCH_ENGINE', SEARCH_ENGINES, 'database'),
+      groongaUrl: httpUrl(read, 'SEARCH_GROONGA_URL', 'http://127.0.0.1:10041'),
       mysqlEngine: read.oneOf('SEARCH_MYSQL_ENGINE', SEARCH_MYSQL_ENGINES, 'auto'),
       mroongaRanking: read.oneOf('SEARCH_MROONGA_RANKING', SEARCH_MROONGA_RANKINGS, 'groonga'),
     },
@@ -679,16 +688,19 @@ function httpWorkerSection(read: EnvironmentReader, dataDir: string, options: Lo
   };
 }
 
+/** An http(s) URL setting, or a problem reported with the others. */
+function httpUrl(read: EnvironmentReader, name: string, fallback: string): string {
+  const value = read.string(name) ?? fallback;
+  if (!/^https?:\/\/[^\s]+$/i.test(value)) read.problems.push(`${name} must be an http(s) URL (got "${value}")`);
+  return value;
+}
+
 function oauthProvider(
   read: EnvironmentReader,
   prefix: 'DISCORD' | 'GOOGLE',
   defaults: { authorize: string; token: string; userinfo: string },
 ): OAuthProviderConfig {
-  const url = (name: string, fallback: string) => {
-    const value = read.string(name) ?? fallback;
-    if (!/^https?:\/\/[^\s]+$/i.test(value)) read.problems.push(`${name} must be an http(s) URL (got "${value}")`);
-    return value;
-  };
+  const url = (name: string, fallback: string) => httpUrl(read, name, fallback);
   return {
     clientId: read.string(`${prefix}_CLIENT_ID`),
     clientSecret: read.string(`${prefix}_CLIENT_SECRET`),

@@ -108,10 +108,10 @@ export class PackageCatalogRepository {
 
   /**
    * Up to `limit` packages after `afterId` in id order, with the fields the index writes, for which
-   * `missingCondition` (SQL over `p`, e.g. NOT EXISTS in the index) holds.
+   * `missingCondition` (SQL over `p`, e.g. NOT EXISTS in the index) holds; every package when it is null.
    */
-  indexablePackages(afterId: string, limit: number, missingCondition: string): Promise<PackageEntity[]> {
-    return this.dataSource
+  indexablePackages(afterId: string, limit: number, missingCondition: string | null): Promise<PackageEntity[]> {
+    const packages = this.dataSource
       .createQueryBuilder(PackageEntity, 'p')
       .select([
         'p.id',
@@ -124,11 +124,23 @@ export class PackageCatalogRepository {
         'p.totalDownloads',
         'p.publisherId',
       ])
-      .where('p.id > :after', { after: afterId })
-      .andWhere(missingCondition)
-      .orderBy('p.id', 'ASC')
-      .take(limit)
-      .getMany();
+      .where('p.id > :after', { after: afterId });
+    if (missingCondition !== null) packages.andWhere(missingCondition);
+    return packages.orderBy('p.id', 'ASC').take(limit).getMany();
+  }
+
+  /** Which of these package ids exist. */
+  async existingPackageIds(ids: string[]): Promise<Set<string>> {
+    const existing = new Set<string>();
+    for (let start = 0; start < ids.length; start += 500) {
+      const chunk = ids.slice(start, start + 500);
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT id FROM packages WHERE id IN (${chunk.map(() => '?').join(', ')})`,
+        chunk,
+      );
+      for (const row of rows) existing.add(row.id);
+    }
+    return existing;
   }
 
   /** Which of these publishers are verified (inside the caller's transaction, when given). */

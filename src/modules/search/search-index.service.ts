@@ -14,7 +14,9 @@ const PACKAGES_PER_BATCH = 2000;
  * type), version upload and delete reach it through RegistryEvents after the registry's own commit, as
  * do download counts (the downloads tie-break and popularity boost) and a publisher's verification
  * granted or revoked. Packages without a document (an empty index after the migration, bulk imports,
- * a listener that failed) are indexed at start-up and by `indexMissing()`.
+ * a listener that failed) are indexed at start-up and by `indexMissing()`. An engine outside the database
+ * (a Groonga server) has every package indexed again at start-up, and the documents of packages that no
+ * longer exist removed: what changed while it was unreachable is caught up.
  */
 @Injectable()
 export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap {
@@ -43,8 +45,13 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     if (inClusterWorker() && cluster.worker?.id !== 1) return;
     const started = Date.now();
     const indexed = await this.indexMissing();
-    if (indexed > 0)
-      this.logger.log(`indexed ${indexed} packages without a search document in ${Date.now() - started} ms`);
+    const removed = await this.removeOrphans();
+    const what =
+      this.engine.missingDocumentSql() === null
+        ? 'packages (every one: the engine is outside the database)'
+        : 'packages without a search document';
+    if (indexed > 0) this.logger.log(`indexed ${indexed} ${what} in ${Date.now() - started} ms`);
+    if (removed > 0) this.logger.log(`removed ${removed} search documents of packages that no longer exist`);
   }
 
   /** Replaces the package's document with its current row (or removes it when the package is gone). */
@@ -58,7 +65,29 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     await this.engine.remove(packageId);
   }
 
-  /** Indexes every package without a document, in id order and batches; returns how many. */
+  /**
+   * Removes the documents of packages that no longer exist, for an engine outside the database (the
+   * database's own engines delete them with the package); returns how many.
+   */
+  async removeOrphans(): Promise<number> {
+    if (!this.engine.documentIds) return 0;
+    const ids = await this.engine.documentIds();
+    let removed = 0;
+    for (let start = 0; start < ids.length; start += PACKAGES_PER_BATCH) {
+      const chunk = ids.slice(start, start + PACKAGES_PER_BATCH);
+      const existing = await this.catalog.existingPackageIds(chunk);
+      for (const id of chunk.filter((candidate) => !existing.has(candidate))) {
+        await this.engine.remove(id);
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Indexes every package without a document (every package, for an engine outside the database), in id
+   * order and batches; returns how many.
+   */
   async indexMissing(): Promise<number> {
     let after = '';
     let indexed = 0;

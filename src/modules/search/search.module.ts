@@ -13,7 +13,7 @@ import { SearchService } from './search.service.js';
 
 /**
  * Package discovery (issues 4 and 18): full-text search and autocomplete over the database's own
- * full-text engine (SearchEngine), and batch latest-version lookups for update checks.
+ * full-text engine or a dedicated Groonga server (SearchEngine), and batch latest-version lookups for update checks.
  */
 @Module({
   imports: [RegistryModule],
@@ -23,7 +23,11 @@ import { SearchService } from './search.service.js';
       provide: SEARCH_ENGINE,
       inject: [DataSource, PLATFORM_CONFIG],
       useFactory: (dataSource: DataSource, config: PlatformConfig) =>
-        createSearchEngine(dataSource, { mroongaRanking: config.search.mroongaRanking }),
+        createSearchEngine(dataSource, {
+          mroongaRanking: config.search.mroongaRanking,
+          engine: config.search.engine,
+          groongaUrl: config.search.groongaUrl,
+        }),
     },
     SearchIndexService,
     SearchService,

@@ -1,24 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { PackageEntity } from '../../../src/modules/registry/entities/package.entity.js';
 import { PublishersService } from '../../../src/modules/registry/publishers.service.js';
+import { SEARCH_ENGINE, type SearchEngine } from '../../../src/modules/search/engines/search-engine.js';
+import { SearchIndexService } from '../../../src/modules/search/search-index.service.js';
 import type { ApiClient } from '../../support/api-client.js';
-import { backends } from '../../support/backends.js';
+import { backends, type Backend } from '../../support/backends.js';
+import { GROONGA_BIN, startGroonga, type GroongaUnderTest } from '../../support/groonga-server.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import { ADMIN, createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
 
 type Item = { name: string; verified: boolean };
 const names = (body: { results: Item[] }) => body.results.map((item) => item.name);
 
-describe.each(backends())('search on $name', (backend) => {
+/** Each backend with the database's own engine, and (TEST_GROONGA_BIN) with a dedicated Groonga server. */
+const cases: Array<{ name: string; backend: Backend; groonga: boolean }> = [
+  ...backends().map((backend) => ({ name: backend.name, backend, groonga: false })),
+  ...(GROONGA_BIN
+    ? backends().map((backend) => ({ name: `${backend.name} with a Groonga server`, backend, groonga: true }))
+    : []),
+];
+
+describe.each(cases)('search on $name', ({ backend, groonga }) => {
   let registry: RegistryUnderTest;
   let owner: ApiClient;
   let publisherName: string;
+  let server: GroongaUnderTest | null = null;
 
   beforeAll(async () => {
-    registry = await startRegistry(backend);
+    if (groonga) server = await startGroonga();
+    registry = await startRegistry(backend, server ? { SEARCH_ENGINE: 'groonga', SEARCH_GROONGA_URL: server.url } : {});
     ({ client: owner, publisherName } = await publisherFactory(registry));
   });
 
   afterAll(async () => {
     await registry?.close();
+    await server?.stop();
   });
 
   /** Serves a version's file `times` times and waits for the counter to show it. */
@@ -240,6 +257,46 @@ describe.each(backends())('search on $name', (backend) => {
       expect(response.body.code).toBe('BAD_REQUEST');
     },
   );
+
+  if (groonga)
+    it('catches up at start-up with what changed while the Groonga server missed it', async () => {
+      await createPackage(owner, 'catch-up-kept', { display_name: 'Catchup Kept' });
+      // Indexed after the registry's commit, by its event listener.
+      for (let attempt = 0; !names((await registry.api.get('/api/v1/search?q=catchup')).body).length; attempt += 1) {
+        if (attempt === 100) throw new Error('catch-up-kept was never indexed');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const engine = registry.app.get<SearchEngine>(SEARCH_ENGINE);
+      // The server lost one document and holds one of a package that no longer exists.
+      const kept = await registry.app
+        .get(DataSource)
+        .getRepository(PackageEntity)
+        .findOneByOrFail({ name: 'catch-up-kept' });
+      await engine.remove(kept.id);
+      const orphan = randomUUID();
+      await engine.upsert([
+        {
+          packageId: orphan,
+          name: 'catch-up-orphan',
+          displayName: 'Catchup Orphan',
+          description: null,
+          keywords: null,
+          visibility: 'public',
+          publisherId: randomUUID(),
+          packageType: 'mod',
+          totalDownloads: 0,
+          verified: false,
+        },
+      ]);
+      expect(names((await registry.api.get('/api/v1/search?q=catchup')).body)).not.toContain('catch-up-kept');
+      expect(await engine.documentIds?.()).toContain(orphan);
+
+      await registry.app.get(SearchIndexService).onApplicationBootstrap();
+      const after = await registry.api.get('/api/v1/search?q=catchup');
+      expect(names(after.body)).toEqual(['catch-up-kept']);
+      expect(after.body.total).toBe(1);
+      expect(await engine.documentIds?.()).not.toContain(orphan);
+    });
 
   describe('suggestions', () => {
     it('completes a name prefix', async () => {

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { SqlDialect } from '../../../database/sql-dialect.js';
 import { Fts5SearchEngine } from './fts5-search-engine.js';
+import { GroongaServerSearchEngine } from './groonga-server-search-engine.js';
 import { MroongaSelectSearchEngine } from './mroonga-select-search-engine.js';
 import { MysqlFulltextSearchEngine, documentsTableEngine } from './mysql-fulltext-search-engine.js';
 import type { SearchEngine } from './search-engine.js';
@@ -16,17 +17,28 @@ function mroongaRankingSetting(setting = process.env.SEARCH_MROONGA_RANKING ?? '
   return wanted;
 }
 
+export interface SearchEngineOptions {
+  mroongaRanking?: MroongaRanking;
+  /** `SEARCH_ENGINE`: `database` (default) or `groonga`, a dedicated Groonga server at groongaUrl. */
+  engine?: 'database' | 'groonga';
+  groongaUrl?: string;
+}
+
 /**
- * The engine of the database: FTS5 on SQLite; on MySQL/MariaDB, whatever the documents table was created
- * with, and on Mroonga ranked by Groonga's own select when mroonga_command() is available.
+ * A dedicated Groonga server when asked for (SEARCH_ENGINE=groonga); else the engine of the database:
+ * FTS5 on SQLite; on MySQL/MariaDB, whatever the documents table was created with, and on Mroonga ranked
+ * by Groonga's own select when mroonga_command() is available.
  */
 export async function createSearchEngine(
   dataSource: DataSource,
-  options: { mroongaRanking?: MroongaRanking } = {},
+  options: SearchEngineOptions = {},
 ): Promise<SearchEngine> {
-  const engine = SqlDialect.of(dataSource).mysql
-    ? await mysqlEngine(dataSource, options)
-    : new Fts5SearchEngine(dataSource);
+  const engine =
+    options.engine === 'groonga'
+      ? await GroongaServerSearchEngine.connect(options.groongaUrl ?? 'http://127.0.0.1:10041')
+      : SqlDialect.of(dataSource).mysql
+        ? await mysqlEngine(dataSource, options)
+        : new Fts5SearchEngine(dataSource);
   new Logger('Search').log(`search engine: ${engine.label}`);
   return engine;
 }

@@ -1,4 +1,11 @@
-import { commandValue, groongaCommand, parseSelectResult, queryPhrase, scriptString } from './groonga-command.js';
+import {
+  commandValue,
+  groongaCommand,
+  parseSelectResult,
+  queryPhrase,
+  scriptString,
+  selectResult,
+} from './groonga-command.js';
 
 describe('groonga-command', () => {
   it('quotes a script string, escaping quotes and backslashes', () => {
@@ -40,5 +47,11 @@ describe('groonga-command', () => {
     });
     expect(() => parseSelectResult(null)).toThrow('NULL');
     expect(() => parseSelectResult('[true]')).toThrow('unexpected Groonga select answer');
+  });
+
+  it("reads a Groonga server's parsed select body, and refuses anything else", () => {
+    expect(selectResult([[[1], [['_key', 'ShortText']], ['k']]])).toEqual({ total: 1, rows: [['k']] });
+    expect(() => selectResult([])).toThrow('unexpected Groonga select answer');
+    expect(() => selectResult({ total: 1 })).toThrow('unexpected Groonga select answer');
   });
 });

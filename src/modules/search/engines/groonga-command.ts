@@ -49,12 +49,16 @@ export interface GroongaSelectResult {
 export function parseSelectResult(answer: string | Buffer | null): GroongaSelectResult {
   if (answer === null) throw new Error('mroonga_command answered NULL (see the MariaDB warnings)');
   const output = Buffer.isBuffer(answer) ? answer.toString('utf8') : answer;
-  const parsed: unknown = JSON.parse(output);
+  return selectResult(JSON.parse(output));
+}
+
+/** The hit count and rows of a parsed select answer (a Groonga server's body, or mroonga_command()'s JSON). */
+export function selectResult(parsed: unknown): GroongaSelectResult {
   // Command version 1 without a header: [[[n_hits], columns, rows…]]; with one: [[status…], [[…]]].
   const body = Array.isArray(parsed) && isStatus(parsed[0]) ? parsed[1] : parsed;
   const result = Array.isArray(body) ? body[0] : undefined;
   if (!Array.isArray(result) || !Array.isArray(result[0]) || typeof result[0][0] !== 'number')
-    throw new Error(`unexpected Groonga select answer: ${output.slice(0, 200)}`);
+    throw new Error(`unexpected Groonga select answer: ${JSON.stringify(parsed).slice(0, 200)}`);
   return { total: result[0][0], rows: result.slice(2) as unknown[][] };
 }
 

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
+import { GROONGA_BIN, startGroonga, type GroongaUnderTest } from '../../../../test/support/groonga-server.js';
 import { createDataSourceOptions } from '../../../database/data-source-options.js';
-import { nameWords, parseQuery } from '../search-terms.js';
+import { nameWords, parseQuery, popularityBoost } from '../search-terms.js';
 import { createSearchEngine, type MroongaRanking } from './create-search-engine.js';
 import { referenceRanking } from './reference-ranking.js';
 import type { EngineQuery, SearchDocument, SearchEngine } from './search-engine.js';
@@ -14,7 +15,8 @@ import type { EngineQuery, SearchDocument, SearchEngine } from './search-engine.
  * One contract for every SearchEngine: SQLite FTS5 and, when TEST_MYSQL_URL is set, MySQL/MariaDB with
  * the documents table on Mroonga (when the server has it) and forced to InnoDB FULLTEXT
  * (SEARCH_MYSQL_ENGINE=innodb at migration time); on Mroonga both ranked inside Groonga (mroonga_command
- * select, the default) and in SQL (SEARCH_MROONGA_RANKING=sql). A configured backend that cannot be reached fails.
+ * select, the default) and in SQL (SEARCH_MROONGA_RANKING=sql); and, when TEST_GROONGA_BIN is set, a dedicated
+ * Groonga server (SEARCH_ENGINE=groonga). A configured backend that cannot be reached fails.
  * The oracle of every ranking is referenceRanking: the same rules computed in JS over the documents.
  */
 interface EngineBackend {
@@ -76,7 +78,26 @@ function mysqlBackend(
   };
 }
 
+/** A real Groonga server on a new database; the registry's database is not needed by the engine itself. */
+function groongaServerBackend(binary: string): EngineBackend {
+  let server: GroongaUnderTest | null = null;
+  return {
+    async open() {
+      server = await startGroonga(binary);
+      const dataSource = new DataSource(createDataSourceOptions({ type: 'sqlite', location: ':memory:' }));
+      return {
+        engine: await createSearchEngine(dataSource, { engine: 'groonga', groongaUrl: server.url }),
+        dataSource,
+      };
+    },
+    async dispose() {
+      await server?.stop();
+    },
+  };
+}
+
 const backends: Array<[string, () => EngineBackend]> = [['SQLite FTS5', sqliteBackend]];
+if (GROONGA_BIN) backends.push(['Groonga server', () => groongaServerBackend(GROONGA_BIN as string)]);
 if (process.env.TEST_MYSQL_URL) {
   const url = process.env.TEST_MYSQL_URL;
   backends.push(['MySQL (Mroonga ranked by Groonga when available)', () => mysqlBackend(url, 'auto')]);
@@ -229,6 +250,27 @@ describe.each(backends)('SearchEngine contract: %s', (_name, createBackend) => {
     await engine.setDownloads(first.packageId, 5_001);
     first.totalDownloads = 5_001;
     expect(await names('sandworm')).toEqual(['sandworm-a', 'sandworm-b']);
+  });
+
+  it("keeps a verified publisher's factor when its package's downloads change", async () => {
+    // The first's multiplier is 12 × its boost, the second's 10 × a boost between the first's two
+    // factors: the order flips if a download count resets the first's verification.
+    const downloadsFor = (boost: number) => {
+      let downloads = 0;
+      while (popularityBoost(downloads) < boost) downloads += 1;
+      return downloads;
+    };
+    const [verified, plain] = await put(
+      doc('lemur-verified', { description: 'lemurine', verified: true }),
+      doc('lemur-plain', { description: 'lemurine', totalDownloads: downloadsFor(108) }),
+    );
+    expect(await names('lemurine')).toEqual(['lemur-verified', 'lemur-plain']);
+    await engine.setDownloads(verified.packageId, downloadsFor(102));
+    verified.totalDownloads = downloadsFor(102);
+    expect(await names('lemurine')).toEqual(['lemur-verified', 'lemur-plain']);
+    await engine.setDownloads(plain.packageId, downloadsFor(125));
+    plain.totalDownloads = downloadsFor(125);
+    expect(await names('lemurine')).toEqual(['lemur-plain', 'lemur-verified']);
   });
 
   it('forgets a removed package and replaces the text of an updated one', async () => {

@@ -49,7 +49,8 @@ export interface EngineSuggest {
  * match: exact name, then names starting with the query, then the rest; within a tier the engine's
  * relevance × popularity boost × verification factor; then downloads, then name. Visibility (public,
  * plus the viewer's own private packages; never unlisted) and the package type are filtered in the
- * same statement. A Meilisearch or OpenSearch driver would implement this interface.
+ * same statement. The database's own engines and a dedicated server (a Groonga server; a Meilisearch or
+ * OpenSearch driver would be another) implement it.
  */
 export interface SearchEngine {
   /** Which engine answers, for the start-up log and the docs (`SQLite FTS5`, `MariaDB Mroonga`, …). */
@@ -69,8 +70,13 @@ export interface SearchEngine {
    * contract spec and bench/search-accuracy rank independently (in JS) to check `search`.
    */
   matchRelevance(terms: EngineQuery['terms']): Promise<Map<string, number>>;
-  /** An SQL condition over `p` (the packages table) true when the package has no document. */
-  missingDocumentSql(): string;
+  /**
+   * An SQL condition over `p` (the packages table) true when the package has no document; null for an
+   * engine outside the database, whose documents are all indexed again at start-up.
+   */
+  missingDocumentSql(): string | null;
+  /** An engine outside the database: the package ids it holds documents of (orphans are removed at start-up). */
+  documentIds?(): Promise<string[]>;
 }
 
 export const SEARCH_ENGINE = Symbol('SearchEngine');
