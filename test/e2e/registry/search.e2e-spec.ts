@@ -6,6 +6,7 @@ import { SEARCH_ENGINE, type SearchEngine } from '../../../src/modules/search/en
 import { SearchIndexService } from '../../../src/modules/search/search-index.service.js';
 import type { ApiClient } from '../../support/api-client.js';
 import { backends, type Backend } from '../../support/backends.js';
+import { eventually } from '../../support/eventually.js';
 import { GROONGA_BIN, startGroonga, type GroongaUnderTest } from '../../support/groonga-server.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import { ADMIN, createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
@@ -262,10 +263,11 @@ describe.each(cases)('search on $name', ({ backend, groonga }) => {
     it('catches up at start-up with what changed while the Groonga server missed it', async () => {
       await createPackage(owner, 'catch-up-kept', { display_name: 'Catchup Kept' });
       // Indexed after the registry's commit, by its event listener.
-      for (let attempt = 0; !names((await registry.api.get('/api/v1/search?q=catchup')).body).length; attempt += 1) {
-        if (attempt === 100) throw new Error('catch-up-kept was never indexed');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const indexed = await eventually(
+        async () => names((await registry.api.get('/api/v1/search?q=catchup')).body),
+        (found) => found.length > 0,
+      );
+      expect(indexed).toEqual(['catch-up-kept']);
       const engine = registry.app.get<SearchEngine>(SEARCH_ENGINE);
       // The server lost one document and holds one of a package that no longer exists.
       const kept = await registry.app

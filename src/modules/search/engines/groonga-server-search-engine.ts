@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { popularityBoost, verificationFactor } from '../search-terms.js';
+import { rankingMultiplier } from '../search-terms.js';
 import { scriptString, selectResult, type GroongaSelectResult } from './groonga-command.js';
 import { GroongaRanking } from './groonga-ranking.js';
 import type { EnginePage, EngineQuery, EngineSuggest, SearchDocument, SearchEngine } from './search-engine.js';
@@ -16,7 +16,15 @@ const PUBLISHERS_TABLE = 'package_search_publishers';
  * Text is normalized by search-terms.ts before Groonga sees it: TokenDelimit splits at its spaces and no
  * normalizer changes it, so the server indexes exactly the words SQLite and Mroonga index.
  */
-const SCHEMA: ReadonlyArray<readonly [object: string, command: string, options: Record<string, string>]> = [
+type SchemaObject = readonly [object: string, command: string, options: Record<string, string>];
+
+/** An index column on `lexicon` over one column of the documents table. */
+function indexColumn(lexicon: string, source: string, flags: string): SchemaObject {
+  const name = `${source}_index`;
+  return [`${lexicon}.${name}`, 'column_create', { table: lexicon, name, flags, type: DOCUMENTS_TABLE, source }];
+}
+
+const SCHEMA: readonly SchemaObject[] = [
   [DOCUMENTS_TABLE, 'table_create', { name: DOCUMENTS_TABLE, flags: 'TABLE_HASH_KEY', key_type: 'ShortText' }],
   ...(
     [
@@ -27,61 +35,24 @@ const SCHEMA: ReadonlyArray<readonly [object: string, command: string, options: 
       ['package_type', 'ShortText'],
       ['total_downloads', 'Int64'],
       ['verified', 'Bool'],
-      ['boost', 'Int32'],
       ['multiplier', 'Int32'],
       ...TEXT_COLUMNS.map((column) => [column, 'Text'] as const),
     ] as const
-  ).map(
-    ([column, type]) =>
-      [
-        `${DOCUMENTS_TABLE}.${column}`,
-        'column_create',
-        { table: DOCUMENTS_TABLE, name: column, flags: 'COLUMN_SCALAR', type },
-      ] as const,
-  ),
+  ).map(([column, type]): SchemaObject => [
+    `${DOCUMENTS_TABLE}.${column}`,
+    'column_create',
+    { table: DOCUMENTS_TABLE, name: column, flags: 'COLUMN_SCALAR', type },
+  ]),
   [
     WORDS_TABLE,
     'table_create',
     { name: WORDS_TABLE, flags: 'TABLE_PAT_KEY', key_type: 'ShortText', default_tokenizer: 'TokenDelimit' },
   ],
-  ...TEXT_COLUMNS.map(
-    (column) =>
-      [
-        `${WORDS_TABLE}.${column}_index`,
-        'column_create',
-        {
-          table: WORDS_TABLE,
-          name: `${column}_index`,
-          flags: 'COLUMN_INDEX|WITH_POSITION',
-          type: DOCUMENTS_TABLE,
-          source: column,
-        },
-      ] as const,
-  ),
+  ...TEXT_COLUMNS.map((column) => indexColumn(WORDS_TABLE, column, 'COLUMN_INDEX|WITH_POSITION')),
   [NAMES_TABLE, 'table_create', { name: NAMES_TABLE, flags: 'TABLE_PAT_KEY', key_type: 'ShortText' }],
-  [
-    `${NAMES_TABLE}.name_lower_index`,
-    'column_create',
-    {
-      table: NAMES_TABLE,
-      name: 'name_lower_index',
-      flags: 'COLUMN_INDEX',
-      type: DOCUMENTS_TABLE,
-      source: 'name_lower',
-    },
-  ],
+  indexColumn(NAMES_TABLE, 'name_lower', 'COLUMN_INDEX'),
   [PUBLISHERS_TABLE, 'table_create', { name: PUBLISHERS_TABLE, flags: 'TABLE_HASH_KEY', key_type: 'ShortText' }],
-  [
-    `${PUBLISHERS_TABLE}.publisher_id_index`,
-    'column_create',
-    {
-      table: PUBLISHERS_TABLE,
-      name: 'publisher_id_index',
-      flags: 'COLUMN_INDEX',
-      type: DOCUMENTS_TABLE,
-      source: 'publisher_id',
-    },
-  ],
+  indexColumn(PUBLISHERS_TABLE, 'publisher_id', 'COLUMN_INDEX'),
 ];
 
 /** Documents per `load` (a request body of about a megabyte). */
@@ -130,8 +101,7 @@ export class GroongaServerSearchEngine implements SearchEngine {
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:')
       throw new Error(`SEARCH_GROONGA_URL must be http:// or https:// (got ${url})`);
-    const probe = new GroongaServerSearchEngine(base, '');
-    const status = (await probe.command('status', {})) as { version?: string };
+    const status = (await groongaHttp(base, 'status', {})) as { version?: string };
     const engine = new GroongaServerSearchEngine(base, String(status.version ?? '?'));
     let created = 0;
     for (const [object, command, options] of SCHEMA) {
@@ -143,37 +113,8 @@ export class GroongaServerSearchEngine implements SearchEngine {
     return engine;
   }
 
-  /** One command: GET with the options as query parameters, or POST with a body (load). */
-  private async command(name: string, options: Record<string, string>, body?: string): Promise<unknown> {
-    if (!/^[a-z_]+$/.test(name)) throw new Error(`not a Groonga command: ${name}`);
-    const url = new URL(`d/${name}`, this.baseUrl.href.endsWith('/') ? this.baseUrl : `${this.baseUrl.href}/`);
-    for (const [option, value] of Object.entries(options)) {
-      if (!/^[a-z_]+$/.test(option)) throw new Error(`not a Groonga option name: ${option}`);
-      url.searchParams.set(option, value);
-    }
-    let response: Response;
-    try {
-      response = await fetch(
-        url,
-        body === undefined ? {} : { method: 'POST', body, headers: { 'content-type': 'application/json' } },
-      );
-    } catch (error) {
-      throw new Error(`Groonga server ${this.baseUrl.origin} unreachable: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    const text = await response.text();
-    let answer: GroongaAnswer;
-    try {
-      answer = JSON.parse(text) as GroongaAnswer;
-    } catch {
-      throw new Error(
-        `Groonga server ${this.baseUrl.origin} answered ${response.status} without JSON: ${text.slice(0, 200)}`,
-      );
-    }
-    const [code, , , message] = answer[0] ?? [];
-    if (code !== 0) throw new Error(`Groonga ${name} failed (${code}): ${message ?? text.slice(0, 200)}`);
-    return answer[1];
+  private command(name: string, options: Record<string, string>, body?: string): Promise<unknown> {
+    return groongaHttp(this.baseUrl, name, options, body);
   }
 
   private async select(options: ReadonlyArray<readonly [string, string | number]>): Promise<GroongaSelectResult> {
@@ -206,7 +147,6 @@ export class GroongaServerSearchEngine implements SearchEngine {
             package_type: row.packageType,
             total_downloads: row.totalDownloads,
             verified: document.verified,
-            boost: popularityBoost(row.totalDownloads),
             multiplier: row.multiplier,
             ...Object.fromEntries(TEXT_COLUMNS.map((column, index) => [column, row.text[index]])),
           };
@@ -228,13 +168,11 @@ export class GroongaServerSearchEngine implements SearchEngine {
     ]);
     const row = current.rows[0];
     if (!row || Number(row[1]) === totalDownloads) return;
-    const boost = popularityBoost(totalDownloads);
     await this.load([
       {
         _key: packageId,
         total_downloads: totalDownloads,
-        boost,
-        multiplier: boost * verificationFactor(row[0] === true),
+        multiplier: rankingMultiplier(totalDownloads, row[0] === true),
       },
     ]);
   }
@@ -245,14 +183,14 @@ export class GroongaServerSearchEngine implements SearchEngine {
         'filter',
         `publisher_id == ${scriptString(checkedId(publisherId))} && verified == ${verified ? 'false' : 'true'}`,
       ],
-      ['output_columns', '_key,boost'],
+      ['output_columns', '_key,total_downloads'],
       ['limit', -1],
     ]);
     await this.load(
-      documents.rows.map(([key, boost]) => ({
+      documents.rows.map(([key, downloads]) => ({
         _key: key,
         verified,
-        multiplier: Number(boost) * verificationFactor(verified),
+        multiplier: rankingMultiplier(Number(downloads), verified),
       })),
     );
   }
@@ -278,7 +216,6 @@ export class GroongaServerSearchEngine implements SearchEngine {
   async documentIds(): Promise<string[]> {
     const result = await this.select([
       ['output_columns', '_key'],
-      ['sort_keys', '_key'],
       ['limit', -1],
     ]);
     return result.rows.map((row) => String(row[0]));
@@ -293,6 +230,42 @@ export class GroongaServerSearchEngine implements SearchEngine {
 export function weighsPrefixSearches(version: string): boolean {
   const major = Number(/^(\d+)\./.exec(version)?.[1]);
   return Number.isInteger(major) && major >= 13;
+}
+
+/** One command of the server at `baseUrl`: GET with the options as query parameters, or POST with a body (load). */
+async function groongaHttp(
+  baseUrl: URL,
+  name: string,
+  options: Record<string, string>,
+  body?: string,
+): Promise<unknown> {
+  if (!/^[a-z_]+$/.test(name)) throw new Error(`not a Groonga command: ${name}`);
+  const url = new URL(`d/${name}`, baseUrl.href.endsWith('/') ? baseUrl : `${baseUrl.href}/`);
+  for (const [option, value] of Object.entries(options)) {
+    if (!/^[a-z_]+$/.test(option)) throw new Error(`not a Groonga option name: ${option}`);
+    url.searchParams.set(option, value);
+  }
+  let response: Response;
+  try {
+    response = await fetch(
+      url,
+      body === undefined ? {} : { method: 'POST', body, headers: { 'content-type': 'application/json' } },
+    );
+  } catch (error) {
+    throw new Error(`Groonga server ${baseUrl.origin} unreachable: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const text = await response.text();
+  let answer: GroongaAnswer;
+  try {
+    answer = JSON.parse(text) as GroongaAnswer;
+  } catch {
+    throw new Error(`Groonga server ${baseUrl.origin} answered ${response.status} without JSON: ${text.slice(0, 200)}`);
+  }
+  const [code, , , message] = answer[0] ?? [];
+  if (code !== 0) throw new Error(`Groonga ${name} failed (${code}): ${message ?? text.slice(0, 200)}`);
+  return answer[1];
 }
 
 function checkedId(id: string): string {

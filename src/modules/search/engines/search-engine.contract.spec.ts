@@ -6,7 +6,7 @@ import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { GROONGA_BIN, startGroonga, type GroongaUnderTest } from '../../../../test/support/groonga-server.js';
 import { createDataSourceOptions } from '../../../database/data-source-options.js';
-import { nameWords, parseQuery, popularityBoost } from '../search-terms.js';
+import { downloadsAboveBoost, nameWords, parseQuery } from '../search-terms.js';
 import { createSearchEngine, type MroongaRanking } from './create-search-engine.js';
 import { referenceRanking } from './reference-ranking.js';
 import type { EngineQuery, SearchDocument, SearchEngine } from './search-engine.js';
@@ -255,11 +255,7 @@ describe.each(backends)('SearchEngine contract: %s', (_name, createBackend) => {
   it("keeps a verified publisher's factor when its package's downloads change", async () => {
     // The first's multiplier is 12 × its boost, the second's 10 × a boost between the first's two
     // factors: the order flips if a download count resets the first's verification.
-    const downloadsFor = (boost: number) => {
-      let downloads = 0;
-      while (popularityBoost(downloads) < boost) downloads += 1;
-      return downloads;
-    };
+    const downloadsFor = (boost: number) => downloadsAboveBoost(boost - 1);
     const [verified, plain] = await put(
       doc('lemur-verified', { description: 'lemurine', verified: true }),
       doc('lemur-plain', { description: 'lemurine', totalDownloads: downloadsFor(108) }),
