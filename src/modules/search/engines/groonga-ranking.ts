@@ -51,8 +51,11 @@ export function groongaQuery(terms: EngineQuery['terms']): string {
   return terms.map((term) => (term.prefix ? `${assertPlainWord(term)}*` : queryPhrase(term.term))).join(' OR ');
 }
 
-/** Which documents a viewer may find, as a Groonga script condition (plus the package type filter). */
-export function visibleFilter(query: { viewerPublisherId: string | null; packageType?: string }): string {
+/**
+ * Which documents a viewer may find, as Groonga script conditions to be joined by `&&` (the visibility,
+ * plus the package type filter).
+ */
+function visibleConditions(query: { viewerPublisherId: string | null; packageType?: string }): string[] {
   const conditions = [
     query.viewerPublisherId
       ? `(visibility == "public" || (publisher_id == ${scriptString(assertMatches(IDENTIFIER, query.viewerPublisherId, 'publisher id'))} && visibility == "private"))`
@@ -60,7 +63,12 @@ export function visibleFilter(query: { viewerPublisherId: string | null; package
   ];
   if (query.packageType)
     conditions.push(`package_type == ${scriptString(assertMatches(IDENTIFIER, query.packageType, 'package type'))}`);
-  return conditions.join(' && ');
+  return conditions;
+}
+
+/** Which documents a viewer may find, as one Groonga script condition (plus the package type filter). */
+export function visibleFilter(query: { viewerPublisherId: string | null; packageType?: string }): string {
+  return visibleConditions(query).join(' && ');
 }
 
 export type GroongaSelect = (
@@ -106,17 +114,25 @@ export class GroongaRanking {
   }
 
   /**
-   * Two selects over the same matches, one after the other. Filter conditions add to Groonga's score
-   * (each `&&` term 1, a branch searched through an index more), so the ranking select filters on the
-   * words and the name only and its scorer sinks what the viewer may not see below every visible match
-   * (-1); the counting select adds visibility and type to the filter, where the score does not matter
-   * (nor the weights).
+   * One select for an anonymous caller, two for a signed-in one. Each `&&` condition of a filter adds to
+   * Groonga's score: 1 for a test of a column without an index (`visibility == "public"`, `package_type ==
+   * …`), more when a branch goes through an index (the viewer's `publisher_id`). So an anonymous search
+   * filters words, name, visibility and type in one select, its scorer takes the conditions' 1 each back
+   * before ranking, and the select's hit count is the exact `total`. A signed-in viewer's visibility is an
+   * OR whose score depends on the branch taken: that ranking select filters on the words and the name only
+   * and its scorer sinks what the viewer may not see below every visible match (-1); a second select, run
+   * after it, adds visibility and type to the filter, where the score does not matter (nor the weights),
+   * and counts.
    */
   async search(query: EngineQuery): Promise<EnginePage> {
     const branches: string[] = [];
     if (query.terms.length > 0) branches.push(this.textMatch(query.terms));
     const counted: string[] = query.terms.length > 0 ? [this.textMatch(query.terms, false)] : [];
-    let ranking = '(_score * multiplier)';
+    const conditions = visibleConditions(query);
+    const oneSelect = query.viewerPublisherId === null;
+    // The column term comes first in each sum: Groonga 7.0.7 computes `literal + _score` wrongly.
+    const score = oneSelect ? `(_score - ${conditions.length})` : '_score';
+    let ranking = `(${score} * multiplier)`;
     if (query.name) {
       // Names starting with the query score 1 more (an index search on name_lower's patricia trie), the
       // exact name EXACT_NAME_SCORE more again; the scorer reads the tier back and ranks it first.
@@ -126,21 +142,31 @@ export class GroongaRanking {
       counted.push(startsWithSearch);
       branches.push(`query(${scriptString(`name_lower * ${EXACT_NAME_SCORE}`)}, ${scriptString(queryPhrase(name))})`);
       const startsWith = `(name_lower >= ${scriptString(name)} && name_lower < ${scriptString(prefixUpperBound(name))})`;
-      // The column term comes first in each sum: Groonga 7.0.7 computes `literal + _score` wrongly.
       ranking =
-        `(_score >= ${EXACT_NAME_SCORE} ? ((_score - ${EXACT_NAME_SCORE + 1}) * multiplier + ${2 * TIER_SCORE}) : ` +
-        `(${startsWith} ? ((_score - 1) * multiplier + ${TIER_SCORE}) : (_score * multiplier)))`;
+        `(${score} >= ${EXACT_NAME_SCORE} ? ((${score} - ${EXACT_NAME_SCORE + 1}) * multiplier + ${2 * TIER_SCORE}) : ` +
+        `(${startsWith} ? ((${score} - 1) * multiplier + ${TIER_SCORE}) : (${score} * multiplier)))`;
     }
     if (branches.length === 0) return { ids: [], total: 0 };
     const matches = `(${branches.join(' || ')})`;
-    const visible = visibleFilter(query);
-    const page = await this.options.select([
-      ['filter', matches],
-      ['scorer', `_score = ((${visible}) ? ${ranking} : -1)`],
+    const visible = conditions.join(' && ');
+    const pageOptions = [
       ['sort_keys', '-_score,-total_downloads,name_lower'],
       ['output_columns', `${this.options.idColumn},_score`],
       ['offset', query.offset],
       ['limit', query.limit],
+    ] as const;
+    if (oneSelect) {
+      const page = await this.options.select([
+        ['filter', `${matches} && ${visible}`],
+        ['scorer', `_score = ${ranking}`],
+        ...pageOptions,
+      ]);
+      return { ids: page.rows.map((row) => String(row[0])), total: page.total };
+    }
+    const page = await this.options.select([
+      ['filter', matches],
+      ['scorer', `_score = ((${visible}) ? ${ranking} : -1)`],
+      ...pageOptions,
     ]);
     const count = await this.options.select([
       ['filter', `(${counted.join(' || ')}) && ${visible}`],
