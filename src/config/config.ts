@@ -182,6 +182,8 @@ export const SEARCH_MYSQL_ENGINES = ['auto', 'mroonga', 'innodb'] as const;
 export const SEARCH_MROONGA_RANKINGS = ['groonga', 'sql'] as const;
 /** SEARCH_ENGINE: the database's own full-text engine, or a dedicated Groonga server (SEARCH_GROONGA_URL). */
 export const SEARCH_ENGINES = ['database', 'groonga'] as const;
+/** SEARCH_GROONGA_URL's default: a Groonga server on this machine, at its standard HTTP port. */
+export const DEFAULT_GROONGA_URL = 'http://127.0.0.1:10041';
 
 /** The model gateway's process settings; what an admin may change at run time lives in DATA_DIR/gateway/config.json. */
 export interface GatewayConfig extends ListenConfig {
@@ -575,7 +577,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     messageBroker: read.oneOf('MESSAGE_BROKER', MESSAGE_BROKERS, 'auto'),
     search: {
       engine: read.oneOf('SEARCH_ENGINE', SEARCH_ENGINES, 'database'),
-      groongaUrl: httpUrl(read, 'SEARCH_GROONGA_URL', 'http://127.0.0.1:10041'),
+      groongaUrl: httpUrl(read, 'SEARCH_GROONGA_URL', DEFAULT_GROONGA_URL),
       mysqlEngine: read.oneOf('SEARCH_MYSQL_ENGINE', SEARCH_MYSQL_ENGINES, 'auto'),
       mroongaRanking: read.oneOf('SEARCH_MROONGA_RANKING', SEARCH_MROONGA_RANKINGS, 'groonga'),
     },

@@ -129,7 +129,7 @@ export class PackageCatalogRepository {
     return packages.orderBy('p.id', 'ASC').take(limit).getMany();
   }
 
-  /** Which of these package ids exist. */
+  /** Which of these package ids exist (asked 500 at a time, within every database's parameter limit). */
   async existingPackageIds(ids: string[]): Promise<Set<string>> {
     const existing = new Set<string>();
     for (let start = 0; start < ids.length; start += 500) {

@@ -72,14 +72,11 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
   async removeOrphans(): Promise<number> {
     if (!this.engine.documentIds) return 0;
     const ids = await this.engine.documentIds();
+    const existing = await this.catalog.existingPackageIds(ids);
     let removed = 0;
-    for (let start = 0; start < ids.length; start += PACKAGES_PER_BATCH) {
-      const chunk = ids.slice(start, start + PACKAGES_PER_BATCH);
-      const existing = await this.catalog.existingPackageIds(chunk);
-      for (const id of chunk.filter((candidate) => !existing.has(candidate))) {
-        await this.engine.remove(id);
-        removed += 1;
-      }
+    for (const id of ids.filter((candidate) => !existing.has(candidate))) {
+      await this.engine.remove(id);
+      removed += 1;
     }
     return removed;
   }

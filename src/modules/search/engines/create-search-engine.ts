@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { DEFAULT_GROONGA_URL } from '../../../config/config.js';
 import { SqlDialect } from '../../../database/sql-dialect.js';
 import { Fts5SearchEngine } from './fts5-search-engine.js';
 import { GroongaServerSearchEngine } from './groonga-server-search-engine.js';
@@ -35,7 +36,7 @@ export async function createSearchEngine(
 ): Promise<SearchEngine> {
   const engine =
     options.engine === 'groonga'
-      ? await GroongaServerSearchEngine.connect(options.groongaUrl ?? 'http://127.0.0.1:10041')
+      ? await GroongaServerSearchEngine.connect(options.groongaUrl ?? DEFAULT_GROONGA_URL)
       : SqlDialect.of(dataSource).mysql
         ? await mysqlEngine(dataSource, options)
         : new Fts5SearchEngine(dataSource);

@@ -66,11 +66,6 @@ function visibleConditions(query: { viewerPublisherId: string | null; packageTyp
   return conditions;
 }
 
-/** Which documents a viewer may find, as one Groonga script condition (plus the package type filter). */
-export function visibleFilter(query: { viewerPublisherId: string | null; packageType?: string }): string {
-  return visibleConditions(query).join(' && ');
-}
-
 export type GroongaSelect = (
   options: ReadonlyArray<readonly [string, string | number]>,
 ) => Promise<GroongaSelectResult>;
@@ -127,19 +122,18 @@ export class GroongaRanking {
   async search(query: EngineQuery): Promise<EnginePage> {
     const branches: string[] = [];
     if (query.terms.length > 0) branches.push(this.textMatch(query.terms));
-    const counted: string[] = query.terms.length > 0 ? [this.textMatch(query.terms, false)] : [];
     const conditions = visibleConditions(query);
     const oneSelect = query.viewerPublisherId === null;
     // The column term comes first in each sum: Groonga 7.0.7 computes `literal + _score` wrongly.
     const score = oneSelect ? `(_score - ${conditions.length})` : '_score';
     let ranking = `(${score} * multiplier)`;
+    let startsWithSearch: string | null = null;
     if (query.name) {
       // Names starting with the query score 1 more (an index search on name_lower's patricia trie), the
       // exact name EXACT_NAME_SCORE more again; the scorer reads the tier back and ranks it first.
       const name = assertMatches(NAME, query.name, 'package name');
-      const startsWithSearch = `query("name_lower", ${scriptString(`${queryPrefix(name)}*`)})`;
+      startsWithSearch = `query("name_lower", ${scriptString(`${queryPrefix(name)}*`)})`;
       branches.push(startsWithSearch);
-      counted.push(startsWithSearch);
       branches.push(`query(${scriptString(`name_lower * ${EXACT_NAME_SCORE}`)}, ${scriptString(queryPhrase(name))})`);
       const startsWith = `(name_lower >= ${scriptString(name)} && name_lower < ${scriptString(prefixUpperBound(name))})`;
       ranking =
@@ -168,8 +162,10 @@ export class GroongaRanking {
       ['scorer', `_score = ((${visible}) ? ${ranking} : -1)`],
       ...pageOptions,
     ]);
+    // The same matches, counted without weights (the unweighted text match and the name range).
+    const counted = [query.terms.length > 0 ? this.textMatch(query.terms, false) : null, startsWithSearch];
     const count = await this.options.select([
-      ['filter', `(${counted.join(' || ')}) && ${visible}`],
+      ['filter', `(${counted.filter((branch) => branch !== null).join(' || ')}) && ${visible}`],
       ['limit', 0],
     ]);
     return { ids: page.rows.filter((row) => Number(row[1]) >= 0).map((row) => String(row[0])), total: count.total };
@@ -180,7 +176,7 @@ export class GroongaRanking {
    * room, names with a word starting with it (minus the first's, `&!`).
    */
   async suggest(query: EngineSuggest): Promise<string[]> {
-    const visible = visibleFilter({ viewerPublisherId: query.viewerPublisherId });
+    const visible = visibleConditions({ viewerPublisherId: query.viewerPublisherId }).join(' && ');
     const wholeName =
       query.name === null
         ? null
