@@ -36,6 +36,11 @@ export interface HttpAppOptions {
   docsPath?: string | false;
   /** The OpenAPI document's `info.version`. */
   apiVersion?: string;
+  /**
+   * Which proxies' X-Forwarded-* headers set the request's address, scheme and host (the config's TRUST_PROXY);
+   * none by default, so a client cannot claim another address or origin by sending the headers itself.
+   */
+  trustProxy?: boolean | number | string[];
   /** Largest JSON body accepted (body-parser syntax: `2mb`, or bytes). */
   bodyLimit?: string | number;
   /** The strategies the service's AuthModule uses, so the document declares their security schemes (JWT by default). */
@@ -67,7 +72,7 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
     bodyParser: false,
     forceCloseConnections: true,
   });
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', options.trustProxy ?? false);
   app.set('etag', false);
   app.disable('x-powered-by');
   if (options.cors) {

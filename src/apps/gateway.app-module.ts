@@ -43,6 +43,7 @@ export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     description: 'OpenAI-compatible chat, embeddings and models over a local Ollama runtime (docs/gateway.md).',
     debug: config.debug,
     log: config.log,
+    trustProxy: config.trustProxy,
     errorFormat: 'openai',
     docsPath: 'docs',
     apiVersion: '1.0',

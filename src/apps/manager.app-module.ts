@@ -19,6 +19,7 @@ export function managerHttpAppOptions(config: PlatformConfig, { ui }: { ui: bool
       'needs X-Cluster-Secret (DATA_DIR/manager.json), or arrives through nginx behind basic auth (docs/workers.md).',
     debug: config.debug,
     log: config.log,
+    trustProxy: config.trustProxy,
     errorFormat: 'registry',
     docsPath: 'api/docs',
     apiVersion: '1.0',

@@ -62,6 +62,7 @@ export function mcpHttpAppOptions(config: PlatformConfig): HttpAppOptions {
       'The application core as MCP tools: the REST door (/mcp/initialize, /mcp/tools/…, /mcp/resources/…, /api/keys) and the standard Streamable HTTP endpoint /mcp. Keys: Authorization: Bearer tb_mcp_… or X-API-Key.',
     debug: config.debug,
     log: config.log,
+    trustProxy: config.trustProxy,
     errorFormat: 'registry',
     docsPath: 'api/docs',
     apiVersion: config.version,

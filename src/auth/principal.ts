@@ -21,6 +21,11 @@ export interface Principal {
   /** JWTs: the token's `jti` (revocation) and `provider` claim, when it has them. */
   tokenId?: string;
   provider?: string;
+  /**
+   * The sign-in this credential comes from (JWT `lid` claim, a session's `login_id`): the access tokens, the
+   * refresh-token family and the cookies of one login share it, so a logout ends them together.
+   */
+  loginId?: string;
   /** Session cookies: the session's id, and for sessions and JWTs the expiry (epoch seconds), for logout. */
   sessionId?: string;
   expiresAt?: number;

@@ -57,6 +57,7 @@ export class TokenVerifier {
       strategy: 'jwt',
       expiresAt: claims.exp,
       ...(typeof claims.jti === 'string' && claims.jti ? { tokenId: claims.jti } : {}),
+      ...(typeof claims.lid === 'string' && claims.lid ? { loginId: claims.lid.slice(0, 64) } : {}),
       ...(typeof claims.provider === 'string' && claims.provider ? { provider: claims.provider.slice(0, 64) } : {}),
     };
   }

@@ -24,6 +24,7 @@ export class SessionCookieStrategy implements AuthStrategy {
       permissions: [],
       strategy: this.name,
       sessionId: session.session_id,
+      ...(session.login_id ? { loginId: session.login_id } : {}),
       expiresAt: session.exp,
     };
   }
