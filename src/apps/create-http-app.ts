@@ -57,8 +57,6 @@ export interface HttpAppOptions {
   shutdownHooks?: boolean;
   /** The status of a body that fails validation: 422 (default, the registry seed) or 400 (the manager seed). */
   invalidBodyCode?: 'UNPROCESSABLE_ENTITY' | 'BAD_REQUEST';
-  /** Header secrets the document declares as API-key security schemes (the manager's `X-Cluster-Secret`). */
-  headerSecrets?: { scheme: string; header: string; description: string }[];
   /** The service's web pages (folders of `web/`), served before its routes; the shared `/_tb/` assets come with them. */
   webPages?: WebPages[];
 }
@@ -115,11 +113,6 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
       .setTitle(options.title)
       .setDescription(options.description)
       .setVersion(options.apiVersion ?? '1.0');
-    for (const secret of options.headerSecrets ?? [])
-      builder.addApiKey(
-        { type: 'apiKey', in: 'header', name: secret.header, description: secret.description },
-        secret.scheme,
-      );
     const document = SwaggerModule.createDocument(
       app,
       addAuthSecuritySchemes(builder, options.auth ?? { strategies: ['jwt'] }).build(),

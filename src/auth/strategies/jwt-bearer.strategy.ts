@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { API_KEY_PREFIX, bearerToken } from '../credentials.js';
+import { bearerToken } from '../credentials.js';
 import type { AuthStrategy, CredentialRequest, Principal } from '../principal.js';
 import { assertTokenLive } from '../shared-store/live-credentials.js';
 import { Revocations } from '../shared-store/revocations.js';
 import { TokenVerifier } from '../token-verifier.js';
 
 /**
- * The platform's HS256 JWT in `Authorization: Bearer <token>` (the registry's only strategy). A bearer
- * value with the API key prefix is left to the API key strategy. A token whose `jti` or login was revoked
+ * The platform's HS256 JWT in `Authorization: Bearer <token>` (the registry's only strategy). A token whose `jti` or login was revoked
  * (logout, refresh-token reuse) is refused: the revocation store is shared, so every process refuses it at once.
  */
 @Injectable()
@@ -21,7 +20,7 @@ export class JwtBearerStrategy implements AuthStrategy {
 
   async authenticate(request: CredentialRequest): Promise<Principal | null> {
     const token = bearerToken(request.headers.authorization);
-    if (!token || token.startsWith(API_KEY_PREFIX)) return null;
+    if (!token) return null;
     const principal = this.verifier.verify(token);
     await assertTokenLive(this.revocations, principal);
     return principal;

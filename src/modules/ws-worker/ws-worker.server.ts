@@ -12,8 +12,8 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { PlatformError } from '../../common/errors.js';
-import { AUTH_STRATEGIES } from '../../auth/auth.options.js';
-import type { AuthStrategy, Principal } from '../../auth/principal.js';
+import { Authenticator } from '../../auth/authenticator.js';
+import type { Principal } from '../../auth/principal.js';
 import { SessionCookies } from '../../auth/session-cookie/session-cookies.js';
 import { loginIdOf } from '../../auth/shared-store/live-credentials.js';
 import {
@@ -33,7 +33,7 @@ import { WsChannels } from '../app-core/ws-channels.js';
 import { WS_BROKER_TOPIC, readWsCommand, wsFrameText } from '../app-core/ws-commands.js';
 import { ConnectionHub } from './connection-hub.js';
 import { resolveWsRoute, type WsRoute } from './ws-route.js';
-import { authenticateWith, credentialRequestOf, wsSessionOf, type WsSession } from './ws-session.js';
+import { credentialRequestOf, wsSessionOf, type WsSession } from './ws-session.js';
 
 /** Close codes (RFC 6455 §7.4.1 and the IANA registry). */
 export const WS_CLOSE = {
@@ -137,7 +137,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     private readonly app: AppCoreService,
     private readonly channels: WsChannels,
     @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
-    @Inject(AUTH_STRATEGIES) private readonly strategies: AuthStrategy[],
+    private readonly authenticator: Authenticator,
     @Optional() sessions?: SessionCookies,
   ) {
     this.options = config.wsWorker;
@@ -222,7 +222,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     socket.once('close', release);
     let principal: Principal | null;
     try {
-      principal = await authenticateWith(this.strategies, credentialRequestOf(request, url, this.sessionCookieName));
+      principal = await this.authenticator.authenticate(credentialRequestOf(request, url, this.sessionCookieName));
     } catch (error) {
       release();
       if (!(error instanceof PlatformError) || error.code !== 'UNAUTHORIZED') {
