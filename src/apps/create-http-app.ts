@@ -36,6 +36,11 @@ export interface HttpAppOptions {
   docsPath?: string | false;
   /** The OpenAPI document's `info.version`. */
   apiVersion?: string;
+  /**
+   * Which proxies' X-Forwarded-* headers set the request's address, scheme and host (the config's TRUST_PROXY);
+   * none by default, so a client cannot claim another address or origin by sending the headers itself.
+   */
+  trustProxy?: boolean | number | string[];
   /** Largest JSON body accepted (body-parser syntax: `2mb`, or bytes). */
   bodyLimit?: string | number;
   /** The strategies the service's AuthModule uses, so the document declares their security schemes (JWT by default). */
@@ -52,8 +57,6 @@ export interface HttpAppOptions {
   shutdownHooks?: boolean;
   /** The status of a body that fails validation: 422 (default, the registry seed) or 400 (the manager seed). */
   invalidBodyCode?: 'UNPROCESSABLE_ENTITY' | 'BAD_REQUEST';
-  /** Header secrets the document declares as API-key security schemes (the manager's `X-Cluster-Secret`). */
-  headerSecrets?: { scheme: string; header: string; description: string }[];
   /** The service's web pages (folders of `web/`), served before its routes; the shared `/_tb/` assets come with them. */
   webPages?: WebPages[];
 }
@@ -67,7 +70,7 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
     bodyParser: false,
     forceCloseConnections: true,
   });
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', options.trustProxy ?? false);
   app.set('etag', false);
   app.disable('x-powered-by');
   if (options.cors) {
@@ -110,11 +113,6 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
       .setTitle(options.title)
       .setDescription(options.description)
       .setVersion(options.apiVersion ?? '1.0');
-    for (const secret of options.headerSecrets ?? [])
-      builder.addApiKey(
-        { type: 'apiKey', in: 'header', name: secret.header, description: secret.description },
-        secret.scheme,
-      );
     const document = SwaggerModule.createDocument(
       app,
       addAuthSecuritySchemes(builder, options.auth ?? { strategies: ['jwt'] }).build(),

@@ -1,4 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { ConfigModule } from '../config/config.module.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
@@ -18,6 +20,15 @@ const MODEL_RUNTIME_CHECK: ReadinessCheck = {
   },
 };
 
+/** The gateway's keys (`sk-tb-…`, and its admin key), with the refusal texts OpenAI-compatible clients read. */
+const GATEWAY_AUTH: AuthModuleOptions = {
+  strategies: ['gateway-key'],
+  messages: {
+    credentialRequired: "You didn't provide an API key. Send it as 'Authorization: Bearer sk-…' (the SDK's api_key).",
+    adminRequired: 'This route needs the admin key',
+  },
+};
+
 /** The model gateway (seed 03 A): `tb gateway`, port 4000, the OpenAI-compatible API under /v1. */
 @Module({})
 export class GatewayAppModule {
@@ -29,6 +40,8 @@ export class GatewayAppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         CountersModule,
+        // Before GatewayModule: its rate-limit guard needs to know who is calling.
+        AuthModule.forRoot(GATEWAY_AUTH),
         GatewayModule,
         HealthModule.forRoot({ checks: ['database', 'redis', MODEL_RUNTIME_CHECK] }),
       ],
@@ -43,12 +56,13 @@ export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     description: 'OpenAI-compatible chat, embeddings and models over a local Ollama runtime (docs/gateway.md).',
     debug: config.debug,
     log: config.log,
+    trustProxy: config.trustProxy,
     errorFormat: 'openai',
     docsPath: 'docs',
     apiVersion: '1.0',
     bodyLimit: config.gateway.bodyLimit,
     cors: false,
-    auth: { strategies: ['api-key'] },
+    auth: GATEWAY_AUTH,
     // The landing page, /admin/, /user/, /playground/ and /live (web/gateway/, docs/web-pages.md).
     webPages: [{ mount: '/', folder: 'gateway', serviceRoutes: ['/v1', '/api', '/admin/api', '/user/api'] }],
   };

@@ -89,6 +89,7 @@ export function httpWorkerHttpAppOptions(config: PlatformConfig): HttpAppOptions
       "The application core's functions at /api/{module}/{function} (those registered with api: true), the worker's health and metrics, and the network probe.",
     debug: config.debug,
     log: config.log,
+    trustProxy: config.trustProxy,
     errorFormat: 'result',
     docsPath: 'docs/api',
     apiVersion: config.version,

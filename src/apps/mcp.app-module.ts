@@ -1,4 +1,6 @@
 import { Module, type DynamicModule, type INestApplication } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import type { AuthModuleOptions } from '../auth/auth.options.js';
 import type { NextFunction, Request, Response } from 'express';
 import { ConfigModule } from '../config/config.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
@@ -32,6 +34,12 @@ export function mcpOptionsFrom(config: PlatformConfig, run: McpRunOptions): McpO
   };
 }
 
+/** Both doors take the transport's `tb_mcp_…` keys; a request without one reads what MCP clients always have. */
+const MCP_AUTH: AuthModuleOptions = {
+  strategies: ['mcp-key'],
+  messages: { credentialRequired: 'An MCP API key is required (Authorization: Bearer or X-API-Key)' },
+};
+
 /** The MCP transport (issue 14): `tb mcp`, port 8765, the REST door, `/mcp` (Streamable HTTP) or stdio. */
 @Module({})
 export class McpAppModule {
@@ -48,6 +56,7 @@ export class McpAppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         CountersModule,
+        AuthModule.forRoot(MCP_AUTH),
         McpTransportModule.forRoot(mcpOptionsFrom(config, run), core, { http: run.mode === 'http' }),
       ],
     };
@@ -62,12 +71,13 @@ export function mcpHttpAppOptions(config: PlatformConfig): HttpAppOptions {
       'The application core as MCP tools: the REST door (/mcp/initialize, /mcp/tools/…, /mcp/resources/…, /api/keys) and the standard Streamable HTTP endpoint /mcp. Keys: Authorization: Bearer tb_mcp_… or X-API-Key.',
     debug: config.debug,
     log: config.log,
+    trustProxy: config.trustProxy,
     errorFormat: 'registry',
     docsPath: 'api/docs',
     apiVersion: config.version,
     bodyLimit: '4mb',
     cors: false,
-    auth: { strategies: ['api-key'] },
+    auth: MCP_AUTH,
   };
 }
 

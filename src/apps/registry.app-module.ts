@@ -62,6 +62,7 @@ export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
       'Packages, versions, publishers, artifacts, search, update checks, dependency resolution and deltas (API 1.1).',
     debug: config.debug,
     log: config.log,
+    trustProxy: config.trustProxy,
     errorFormat: 'registry',
     docsPath: 'api/docs',
     apiVersion: '1.1',

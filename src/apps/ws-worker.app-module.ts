@@ -53,6 +53,7 @@ export function wsWorkerHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     description: 'WebSocket connections at /ws/{Module}/{handler} (see docs/ws-worker.md); plain HTTP only for health.',
     debug: config.debug,
     log: config.log,
+    trustProxy: config.trustProxy,
     errorFormat: 'result',
     docsPath: 'api/docs',
     apiVersion: config.version,

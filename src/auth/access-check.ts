@@ -2,12 +2,15 @@ import { PlatformError } from '../common/errors.js';
 import { ACCESS_LEVEL, accessLevelName, hasAccessLevel } from './access-level.js';
 import type { AccessRule } from './access.decorators.js';
 import { hasPermission } from './permissions.js';
+import type { AuthModuleOptions } from './auth.options.js';
 import type { AuthenticatedRequest, AuthStrategyName } from './principal.js';
 
 const HOW_TO_SEND: Record<AuthStrategyName, string> = {
   jwt: 'Authorization: Bearer <token>',
-  'api-key': 'X-API-Key: <key> (or Authorization: Bearer <key>)',
   'session-cookie': 'the session cookie',
+  'gateway-key': 'Authorization: Bearer sk-tb-… (or X-API-Key)',
+  'mcp-key': 'Authorization: Bearer tb_mcp_… (or X-API-Key)',
+  'cluster-secret': 'X-Cluster-Secret: <the manager secret>',
 };
 
 export function isAdmin(request: AuthenticatedRequest): boolean {
@@ -28,16 +31,18 @@ export function assertAccess(
   rule: AccessRule,
   request: AuthenticatedRequest,
   strategies: readonly AuthStrategyName[],
+  messages: AuthModuleOptions['messages'] = {},
 ): void {
   const principal = request.principal;
   if (!principal) {
     if (rule.public) return;
     throw new PlatformError(
       'UNAUTHORIZED',
-      `Authentication required: send ${strategies.map((name) => HOW_TO_SEND[name]).join(' or ')}`,
+      messages.credentialRequired ??
+        `Authentication required: send ${strategies.map((name) => HOW_TO_SEND[name]).join(' or ')}`,
     );
   }
-  if (rule.admin && !isAdmin(request)) throw new PlatformError('FORBIDDEN', 'Admin required');
+  if (rule.admin && !isAdmin(request)) throw new PlatformError('FORBIDDEN', messages.adminRequired ?? 'Admin required');
   if (rule.permission && !isAdmin(request) && !hasPermission(principal.permissions, rule.permission)) {
     throw new PlatformError(
       'FORBIDDEN',

@@ -16,6 +16,7 @@ export const ACCESS_METADATA = 'platform:access';
 /** OpenAPI security scheme names; `addAuthSecuritySchemes` declares them on the document. */
 export const API_KEY_SECURITY = 'api_key';
 export const SESSION_COOKIE_SECURITY = 'session_cookie';
+export const CLUSTER_SECRET_SECURITY = 'cluster_secret';
 
 export interface AccessRule {
   /** No credential needed; a valid one still identifies the caller (a bad one is a 401). */

@@ -2,19 +2,15 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { Reflector } from '@nestjs/core';
 import { MemoryAuthStore } from './shared-store/auth-store.js';
-import {
-  apiKeysInMemory,
-  forgeJwt,
-  inAnHour,
-  sessionCookies,
-  jwtBearerStrategy,
-} from '../../test/support/auth-fixtures.js';
+import { forgeJwt, inAnHour, sessionCookies, jwtBearerStrategy } from '../../test/support/auth-fixtures.js';
+import { PlatformError } from '../common/errors.js';
 import { ACCESS_LEVEL } from './access-level.js';
 import { Authenticated, Public, RequireLevel, RequirePermission } from './access.decorators.js';
-import type { ApiKeysService } from './api-keys/api-keys.service.js';
 import { AuthGuard } from './auth.guard.js';
-import type { AuthenticatedRequest, AuthStrategy } from './principal.js';
-import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
+import type { AuthModuleOptions } from './auth.options.js';
+import { Authenticator } from './authenticator.js';
+import type { AuthenticatedRequest, AuthStrategy, CredentialRequest, Principal } from './principal.js';
+import { Revocations } from './shared-store/revocations.js';
 import { SessionCookieStrategy } from './strategies/session-cookie.strategy.js';
 
 class Routes {
@@ -35,6 +31,29 @@ const noUsers = {
   },
 } as unknown as ModuleRef;
 
+/** Keys with permissions, as the MCP transport's strategy yields them (`X-API-Key: <name>`; `bad` is refused). */
+const keyStrategy: AuthStrategy = {
+  name: 'mcp-key',
+  async authenticate(request: CredentialRequest): Promise<Principal | null> {
+    const name = request.headers['x-api-key'];
+    if (typeof name !== 'string') return null;
+    if (name === 'bad') throw new PlatformError('UNAUTHORIZED', 'Invalid or revoked MCP API key');
+    const permissions = name.split('+');
+    return {
+      kind: 'key',
+      subject: name,
+      platformUserId: `mcp:${name}`,
+      username: name,
+      email: null,
+      level: permissions.includes('admin') ? ACCESS_LEVEL.ADMIN : ACCESS_LEVEL.LOGGED_IN,
+      tokenSaysAdmin: permissions.includes('admin'),
+      permissions,
+      strategy: 'mcp-key',
+      apiKeyName: name,
+    };
+  },
+};
+
 function call(guard: AuthGuard, route: keyof Routes, headers: Record<string, string> = {}) {
   const request = { headers } as AuthenticatedRequest & { headers: Record<string, string> };
   const context = {
@@ -47,9 +66,9 @@ function call(guard: AuthGuard, route: keyof Routes, headers: Record<string, str
 }
 
 describe('AuthGuard with several strategies', () => {
-  let keys: ApiKeysService;
-  let close: () => Promise<void>;
-  const sessions = sessionCookies(new MemoryAuthStore());
+  const store = new MemoryAuthStore();
+  const sessions = sessionCookies(store);
+  const revocations = new Revocations(store);
   let guard: AuthGuard;
   let jwtOnly: AuthGuard;
   let keysOnly: AuthGuard;
@@ -58,21 +77,23 @@ describe('AuthGuard with several strategies', () => {
   const cookie = (level: number) =>
     `tb_session=${sessions.issue({ userId: 'cookie-user', username: 'cleo', level }).token}`;
 
-  beforeAll(async () => {
-    ({ keys, close } = await apiKeysInMemory());
-    const build = (strategies: AuthStrategy[]) => {
-      const built = new AuthGuard(new Reflector(), strategies, noUsers);
+  beforeAll(() => {
+    const build = (strategies: AuthStrategy[], options: Omit<AuthModuleOptions, 'strategies'> = {}) => {
+      const authenticator = Authenticator.of(strategies, options);
+      const built = new AuthGuard(new Reflector(), authenticator, noUsers, {
+        ...options,
+        strategies: strategies.map((strategy) => strategy.name),
+      });
       built.onModuleInit();
       return built;
     };
-    const apiKey = new ApiKeyStrategy(keys);
-    const bearer = jwtBearerStrategy();
-    guard = build([apiKey, bearer, new SessionCookieStrategy(sessions)]);
+    const bearer = jwtBearerStrategy(store);
+    guard = build([keyStrategy, bearer, new SessionCookieStrategy(sessions)]);
     jwtOnly = build([bearer]);
-    keysOnly = build([apiKey]);
+    keysOnly = build([keyStrategy], {
+      messages: { credentialRequired: 'An MCP API key is required', adminRequired: 'Needs the admin key' },
+    });
   });
-
-  afterAll(() => close());
 
   it('identifies a JWT caller by the jwt strategy', async () => {
     expect((await call(guard, 'loggedIn', { authorization: jwt() })).principal).toMatchObject({
@@ -81,11 +102,12 @@ describe('AuthGuard with several strategies', () => {
     });
   });
 
-  it('identifies an API key sent as a bearer token by the api-key strategy', async () => {
-    const { key } = await keys.create({ owner: 'key-owner', name: 'bearer' });
-    expect((await call(guard, 'loggedIn', { authorization: `Bearer ${key}` })).principal).toMatchObject({
-      strategy: 'api-key',
-      platformUserId: 'key-owner',
+  it('identifies a key by its strategy, with its permissions', async () => {
+    expect((await call(guard, 'loggedIn', { 'x-api-key': 'read+execute' })).principal).toMatchObject({
+      strategy: 'mcp-key',
+      kind: 'key',
+      subject: 'read+execute',
+      permissions: ['read', 'execute'],
     });
   });
 
@@ -96,19 +118,45 @@ describe('AuthGuard with several strategies', () => {
     });
   });
 
-  it('lets the first configured strategy decide when several credentials are sent', async () => {
-    const { key } = await keys.create({ owner: 'key-owner', name: 'first' });
+  it('lets the first declared strategy decide when several good credentials are sent', async () => {
     expect(
-      (await call(guard, 'loggedIn', { 'x-api-key': key, authorization: jwt(), cookie: cookie(1) })).principal
+      (await call(guard, 'loggedIn', { 'x-api-key': 'read', authorization: jwt(), cookie: cookie(1) })).principal
         ?.strategy,
-    ).toBe('api-key');
+    ).toBe('mcp-key');
+  });
+
+  it('refuses a bad bearer token even when a valid session cookie comes with it', async () => {
+    await expect(
+      call(guard, 'loggedIn', { authorization: 'Bearer not.a.token', cookie: cookie(1) }),
+    ).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'Authentication failed: invalid token' });
+  });
+
+  it('refuses a revoked bearer token even when a valid session cookie comes with it', async () => {
+    const token = forgeJwt({ sub: 'jwt-user', jti: 'revoked-jti', exp: inAnHour() });
+    await revocations.revoke('token', 'revoked-jti', inAnHour());
+    await expect(
+      call(guard, 'loggedIn', { authorization: `Bearer ${token}`, cookie: cookie(1) }),
+    ).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'Authentication failed: token has been revoked' });
+  });
+
+  it('refuses a bad session cookie even when a valid bearer token comes with it', async () => {
+    await expect(
+      call(guard, 'loggedIn', { authorization: jwt(), cookie: 'tb_session=garbage.signature' }),
+    ).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('refuses a bad key even when a valid bearer token comes with it', async () => {
+    await expect(call(guard, 'loggedIn', { 'x-api-key': 'bad', authorization: jwt() })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'Invalid or revoked MCP API key',
+    });
   });
 
   it('refuses a protected route without a credential, naming every accepted way', async () => {
     await expect(call(guard, 'loggedIn')).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
       message:
-        'Authentication required: send X-API-Key: <key> (or Authorization: Bearer <key>) or Authorization: Bearer <token> or the session cookie',
+        'Authentication required: send Authorization: Bearer tb_mcp_… (or X-API-Key) or Authorization: Bearer <token> or the session cookie',
     });
   });
 
@@ -134,34 +182,33 @@ describe('AuthGuard with several strategies', () => {
     ).toBeUndefined();
   });
 
-  it('refuses an API key sent to a service without the api-key strategy', async () => {
-    const { key } = await keys.create({ owner: 'key-owner', name: 'elsewhere' });
-    await expect(call(jwtOnly, 'open', { authorization: `Bearer ${key}` })).rejects.toMatchObject({
+  it('refuses a key sent as a bearer token to a JWT-only service', async () => {
+    await expect(call(jwtOnly, 'open', { authorization: `Bearer tb_mcp_${'0'.repeat(32)}` })).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
-      message: expect.stringContaining('jwt credentials only'),
     });
   });
 
-  it('refuses a JWT sent to a service that takes API keys only', async () => {
-    await expect(call(keysOnly, 'open', { authorization: jwt() })).rejects.toMatchObject({
+  it("answers a missing credential and a missing admin with the service's own texts", async () => {
+    await expect(call(keysOnly, 'loggedIn')).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
-      message: expect.stringContaining('api-key credentials only'),
+      message: 'An MCP API key is required',
+    });
+    await expect(call(keysOnly, 'admin', { 'x-api-key': 'read' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      message: 'Needs the admin key',
     });
   });
 
   it('refuses @RequirePermission to a key without the permission, naming the need', async () => {
-    const { key } = await keys.create({ owner: 'key-owner', name: 'reader', permissions: ['read'] });
-    await expect(call(guard, 'execute', { 'x-api-key': key })).rejects.toMatchObject({
+    await expect(call(guard, 'execute', { 'x-api-key': 'read' })).rejects.toMatchObject({
       code: 'FORBIDDEN',
       message: 'Permission "execute" required (this credential has: read)',
     });
   });
 
   it('admits @RequirePermission to a key with the permission or with admin', async () => {
-    const executor = await keys.create({ owner: 'key-owner', name: 'executor', permissions: ['execute'] });
-    const admin = await keys.create({ owner: 'key-owner', name: 'admin-key', permissions: ['admin'] });
-    expect((await call(guard, 'execute', { 'x-api-key': executor.key })).principal?.apiKeyName).toBe('executor');
-    expect((await call(guard, 'execute', { 'x-api-key': admin.key })).principal?.apiKeyName).toBe('admin-key');
+    expect((await call(guard, 'execute', { 'x-api-key': 'execute' })).principal?.apiKeyName).toBe('execute');
+    expect((await call(guard, 'execute', { 'x-api-key': 'admin' })).principal?.apiKeyName).toBe('admin');
   });
 
   it('refuses @RequirePermission to a non-admin JWT caller (permissions belong to keys)', async () => {

@@ -1,17 +1,15 @@
 import { Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
 import type { PlatformConfig } from '../config/config.js';
 import { REDIS_CLIENT } from '../counters/counters.module.js';
-import { ApiKeyEntity } from './api-keys/api-key.entity.js';
-import { ApiKeysService } from './api-keys/api-keys.service.js';
 import { AuthGuard } from './auth.guard.js';
-import { AUTH_OPTIONS, AUTH_STRATEGIES, type AuthModuleOptions } from './auth.options.js';
-import type { AuthStrategy, AuthStrategyName } from './principal.js';
+import { AUTH_OPTIONS, authStrategyToken, type AuthModuleOptions } from './auth.options.js';
+import { Authenticator } from './authenticator.js';
+import { AUTH_STRATEGY_NAMES, type AuthStrategy, type AuthStrategyName } from './principal.js';
 import { SessionCookies } from './session-cookie/session-cookies.js';
 import {
   AUTH_STORE,
@@ -21,25 +19,17 @@ import {
   type AuthStore,
 } from './shared-store/auth-store.js';
 import { Revocations } from './shared-store/revocations.js';
-import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
+import { ClusterSecretStrategy } from './strategies/cluster-secret.strategy.js';
 import { JwtBearerStrategy } from './strategies/jwt-bearer.strategy.js';
 import { SessionCookieStrategy } from './strategies/session-cookie.strategy.js';
 import { TokenVerifier } from './token-verifier.js';
 
-const STRATEGY_CLASSES: Record<AuthStrategyName, Type<AuthStrategy>> = {
+/** The strategies the platform itself provides; a product's own (gateway-key, mcp-key) come from its module. */
+const PLATFORM_STRATEGIES: Partial<Record<AuthStrategyName, Type<AuthStrategy>>> = {
   jwt: JwtBearerStrategy,
-  'api-key': ApiKeyStrategy,
   'session-cookie': SessionCookieStrategy,
+  'cluster-secret': ClusterSecretStrategy,
 };
-
-/** The service's strategies, in the configured order, for the guard. */
-function strategiesProvider(names: readonly AuthStrategyName[]): Provider {
-  return {
-    provide: AUTH_STRATEGIES,
-    inject: names.map((name) => STRATEGY_CLASSES[name]),
-    useFactory: (...strategies: AuthStrategy[]) => strategies,
-  };
-}
 
 /**
  * The shared AuthStore: Redis when the service has a Redis client (REDIS_URL), else its database, else
@@ -60,47 +50,52 @@ const authStoreProvider: Provider = {
 };
 
 /**
- * Authentication for one service, configured with its strategies (tried in order): the registry uses
- * `forRoot({ strategies: ['jwt'] })`. Rate limits are not part of auth: a service that wants them imports
- * RateLimitModule after this module, since the limits depend on who the caller is.
+ * Authentication for one service, configured with the strategies it takes: the registry uses
+ * `forRoot({ strategies: ['jwt'] })`, the workers `['session-cookie', 'jwt']`, the gateway `['gateway-key']`,
+ * the MCP transport `['mcp-key']`, the manager `['cluster-secret']`. Rate limits are not part of auth: a service
+ * that wants them imports RateLimitModule after this module, since the limits depend on who the caller is.
  */
 @Module({})
 export class AuthModule {
   /**
-   * Auth for one service: `AuthModule.forRoot({ strategies: ['api-key', 'jwt'] })`. `api-key` needs the
-   * DatabaseModule (the `api_keys` table) and exports ApiKeysService; `session-cookie` exports
-   * SessionCookies (issue and end sessions). Every service gets the shared AuthStore and Revocations (Redis
-   * through the CountersModule's client when REDIS_URL is set, else the database).
+   * Installs the one global AuthGuard with the service's Authenticator. `session-cookie` exports SessionCookies
+   * (issue and end sessions). Every service gets the shared AuthStore and Revocations (Redis through the
+   * CountersModule's client when REDIS_URL is set, else the database, else memory). `gateway-key` and `mcp-key`
+   * need the product module that provides them (GatewayModule, McpTransportModule) in the same app.
    */
   static forRoot(options: AuthModuleOptions): DynamicModule {
     const names = [...new Set(options.strategies)];
     if (names.length === 0)
-      throw new Error('AuthModule.forRoot needs at least one strategy (jwt, api-key, session-cookie)');
+      throw new Error(`AuthModule.forRoot needs at least one strategy (${AUTH_STRATEGY_NAMES.join(', ')})`);
+    if (names.includes('cluster-secret') && !options.clusterSecret)
+      throw new Error('The cluster-secret strategy needs AuthModuleOptions.clusterSecret');
     const uses = (name: AuthStrategyName) => names.includes(name);
+    const platformStrategies = names.flatMap((name) => {
+      const strategy = PLATFORM_STRATEGIES[name];
+      return strategy ? [{ provide: authStrategyToken(name), useClass: strategy }] : [];
+    });
     const providers: Provider[] = [
       TokenVerifier,
       authStoreProvider,
       Revocations,
       { provide: AUTH_OPTIONS, useValue: { ...options, strategies: names } },
-      ...names.map((name) => STRATEGY_CLASSES[name]),
-      strategiesProvider(names),
-      { provide: APP_GUARD, useClass: AuthGuard },
-      ...(uses('api-key') ? [ApiKeysService] : []),
       ...(uses('session-cookie') ? [SessionCookies] : []),
+      ...platformStrategies,
+      Authenticator,
+      { provide: APP_GUARD, useClass: AuthGuard },
     ];
     return {
       module: AuthModule,
       global: true,
-      imports: [JwtModule.register({}), ...(uses('api-key') ? [TypeOrmModule.forFeature([ApiKeyEntity])] : [])],
+      imports: [JwtModule.register({})],
       providers,
       exports: [
         TokenVerifier,
         AUTH_STORE,
         Revocations,
         AUTH_OPTIONS,
-        // Transports outside Nest's HTTP pipeline (the WebSocket upgrade) authenticate with the same strategies.
-        AUTH_STRATEGIES,
-        ...(uses('api-key') ? [ApiKeysService] : []),
+        // Transports outside Nest's HTTP pipeline (the WebSocket upgrade) authenticate the same way.
+        Authenticator,
         ...(uses('session-cookie') ? [SessionCookies] : []),
       ],
     };

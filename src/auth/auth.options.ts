@@ -13,10 +13,24 @@ export interface SessionCookieOptions {
 
 /** How one service authenticates its callers: `AuthModule.forRoot(options)`. */
 export interface AuthModuleOptions {
-  /** Tried in this order; the first that finds its credential decides (a bad credential is a 401). */
+  /**
+   * The credentials the service takes. Every one of them is checked on each request: a credential that is
+   * present but bad is a 401 whatever else comes with it; of the good ones, the first in this order decides.
+   */
   strategies: AuthStrategyName[];
   sessionCookie?: SessionCookieOptions;
+  /** `cluster-secret`: the secret `X-Cluster-Secret` must carry (read per request: the manager loads it at start). */
+  clusterSecret?: () => string | null;
+  /** Refusal texts a service's clients have always read (the gateway's OpenAI-style wording). */
+  messages?: { credentialRequired?: string; adminRequired?: string };
 }
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
-export const AUTH_STRATEGIES = Symbol('AUTH_STRATEGIES');
+
+/**
+ * The injection token of a strategy. The platform's own (jwt, session-cookie, cluster-secret) are provided by
+ * AuthModule; a product's (gateway-key, mcp-key) by the product's module, which owns the keys.
+ */
+export function authStrategyToken(name: AuthStrategyName): string {
+  return `auth-strategy:${name}`;
+}

@@ -1,9 +1,6 @@
 import { PlatformError } from '../common/errors.js';
 import type { CredentialRequest } from './principal.js';
 
-/** API keys start with this, so one `Authorization: Bearer` header can carry either a key or a JWT (`eyJ…`). */
-export const API_KEY_PREFIX = 'tbk_';
-
 /** The token of an `Authorization: Bearer <token>` header; null without the header, 401 for another scheme. */
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
@@ -14,15 +11,6 @@ export function bearerToken(header: string | undefined): string | null {
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * Whether the request sends an Authorization header, which some strategy must then take. Cookies do not
- * count (browsers send them everywhere), nor does X-API-Key (a service without API keys ignores it, as
- * the registry always has).
- */
-export function presentsCredential(request: CredentialRequest): boolean {
-  return Boolean(single(request.headers.authorization));
 }
 
 export function headerValue(request: CredentialRequest, name: string): string | undefined {

@@ -48,6 +48,8 @@ export class TokenVerifier {
     const tokenSaysAdmin = level === ACCESS_LEVEL.ADMIN || claims.is_admin === true;
     const username = typeof claims.username === 'string' && claims.username ? claims.username : String(userId);
     return {
+      kind: 'user',
+      subject: String(userId),
       platformUserId: String(userId),
       username: username.slice(0, 191),
       email: typeof claims.email === 'string' ? claims.email.slice(0, 320) : null,
@@ -57,6 +59,7 @@ export class TokenVerifier {
       strategy: 'jwt',
       expiresAt: claims.exp,
       ...(typeof claims.jti === 'string' && claims.jti ? { tokenId: claims.jti } : {}),
+      ...(typeof claims.lid === 'string' && claims.lid ? { loginId: claims.lid.slice(0, 64) } : {}),
       ...(typeof claims.provider === 'string' && claims.provider ? { provider: claims.provider.slice(0, 64) } : {}),
     };
   }

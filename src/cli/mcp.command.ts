@@ -5,7 +5,14 @@ import { McpAppModule, mcpHttpAppOptions, secureMcpHttp } from '../apps/mcp.app-
 import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { UsageError } from '../common/errors.js';
 import { migrateDatabase } from '../database/migrate.js';
-import { McpDoorsService, McpKeysService, createMcpServer, type McpKeyInfo } from '../modules/mcp/index.js';
+import {
+  McpDoorsService,
+  McpKeysService,
+  NO_AUTH_PRINCIPAL,
+  createMcpServer,
+  type McpKeyInfo,
+  type McpPrincipal,
+} from '../modules/mcp/index.js';
 import { parseCommandArgs } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
 import { portFlag } from './registry.command.js';
@@ -58,9 +65,9 @@ async function serveStdio(config: PlatformConfig, io: CommandIo, noAuth: boolean
   });
   await app.init();
   const doors = app.get(McpDoorsService);
-  let principal;
+  let principal: McpPrincipal;
   try {
-    principal = await doors.authenticate({ authorization: `Bearer ${io.env.MCP_API_KEY ?? ''}`.trim() });
+    principal = noAuth ? NO_AUTH_PRINCIPAL : await app.get(McpKeysService).verify(io.env.MCP_API_KEY?.trim());
   } catch (error) {
     await app.close();
     io.err(`tb mcp --stdio: ${(error as Error).message} (set MCP_API_KEY to a key from "tb mcp keys create")`);

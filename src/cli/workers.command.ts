@@ -120,7 +120,7 @@ async function startManager(argv: string[], io: CommandIo): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'));
   const ui = !values['no-ui'];
   const app = await createHttpApp(
-    ManagerAppModule.forRoot(manager, () => stop('shutdown requested')),
+    ManagerAppModule.forRoot(config, manager, () => stop('shutdown requested')),
     { ...managerHttpAppOptions(config, { ui }), shutdownHooks: false },
   );
   started.app = app;

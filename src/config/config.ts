@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { LOG_LEVELS } from '../logging/platform-logger.js';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -234,6 +235,12 @@ export interface PlatformConfig {
   storage: { primary: string; mirrors: string[] };
   debug: boolean;
   log: LogConfig;
+  /**
+   * TRUST_PROXY: which peers' X-Forwarded-For/-Proto/-Host are believed (Express's `trust proxy`): false
+   * (default: none, the socket's own address and scheme count), `loopback`, a list of addresses/CIDRs, or a hop
+   * count. Set it only behind a proxy that overwrites those headers.
+   */
+  trustProxy: boolean | number | string[];
   runMigrations: boolean;
   /**
    * PLATFORM_JWT_SECRET, the HS256 secret shared with the platform auth module; null when unset, which
@@ -458,6 +465,31 @@ class EnvironmentReader {
   }
 }
 
+/** Express's named ranges; anything else in the list must be an IP address or CIDR. */
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: unset/false/0 trusts no proxy; a positive hop count; or names, addresses and CIDRs. */
+function readTrustProxy(read: EnvironmentReader): PlatformConfig['trustProxy'] {
+  const raw = read.string('TRUST_PROXY')?.trim().toLowerCase();
+  if (!raw || raw === 'false' || raw === '0') return false;
+  if (/^[1-9][0-9]?$/.test(raw)) return Number(raw);
+  const entries = read.list('TRUST_PROXY');
+  const bad = entries.filter((entry) => !TRUST_PROXY_NAMES.includes(entry) && !isIpOrCidr(entry));
+  if (raw === 'true' || bad.length > 0)
+    read.problems.push(
+      `TRUST_PROXY must be false, a hop count, or a list of loopback, linklocal, uniquelocal, addresses and CIDRs (got "${raw}"); "true" would believe any client's X-Forwarded-* headers`,
+    );
+  return entries;
+}
+
+function isIpOrCidr(value: string): boolean {
+  const [address, bits, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
 export interface LoadConfigOptions {
   /**
    * The services this process runs: their required settings (the platform secret …) must be present.
@@ -511,6 +543,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
   if (publicBaseUrl && !/^https?:\/\//.test(publicBaseUrl))
     read.problems.push('PUBLIC_BASE_URL must be an http(s) URL');
   const debug = read.boolean('DEBUG', false);
+  const trustProxy = readTrustProxy(read);
 
   const config: PlatformConfig = {
     version: read.string('npm_package_version') ?? '0.1.0',
@@ -524,6 +557,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       format: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
       level: read.oneOf('LOG_LEVEL', LOG_LEVELS, debug ? 'debug' : 'info'),
     },
+    trustProxy,
     runMigrations: read.boolean('RUN_MIGRATIONS', true),
     jwtSecret: jwtSecret ?? null,
     authUrl: read.string('PLATFORM_AUTH_URL'),

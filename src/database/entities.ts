@@ -1,4 +1,3 @@
-import { ApiKeyEntity } from '../auth/api-keys/api-key.entity.js';
 import { McpKeyEntity, McpSessionEntity } from '../modules/mcp/mcp-key.entity.js';
 import { GatewayApiKeyEntity } from '../modules/gateway/entities/gateway-api-key.entity.js';
 import { GatewayLiveSessionEntity } from '../modules/gateway/entities/gateway-live-session.entity.js';
@@ -34,7 +33,6 @@ export const ENTITIES = [
   ArtifactEntity,
   ArtifactVersionEntity,
   ArtifactBuildEntity,
-  ApiKeyEntity,
   McpKeyEntity,
   McpSessionEntity,
   GatewayUserEntity,

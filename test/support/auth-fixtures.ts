@@ -1,10 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
-import { DataSource } from 'typeorm';
 import type { PlatformConfig } from '../../src/config/config.js';
-import { createDataSourceOptions } from '../../src/database/data-source-options.js';
-import { ApiKeyEntity } from '../../src/auth/api-keys/api-key.entity.js';
-import { ApiKeysService } from '../../src/auth/api-keys/api-keys.service.js';
 import type { AuthModuleOptions } from '../../src/auth/auth.options.js';
 import type { CredentialRequest } from '../../src/auth/principal.js';
 import { SessionCookies } from '../../src/auth/session-cookie/session-cookies.js';
@@ -38,14 +34,6 @@ export function sessionCookies(
 /** The jwt strategy with its revocation check over `store`. */
 export function jwtBearerStrategy(store: AuthStore = new MemoryAuthStore()): JwtBearerStrategy {
   return new JwtBearerStrategy(tokenVerifier(), new Revocations(store));
-}
-
-/** ApiKeysService over a migrated in-memory SQLite database. */
-export async function apiKeysInMemory(): Promise<{ keys: ApiKeysService; close(): Promise<void> }> {
-  const dataSource = new DataSource(createDataSourceOptions({ type: 'sqlite', location: ':memory:' }));
-  await dataSource.initialize();
-  await dataSource.runMigrations();
-  return { keys: new ApiKeysService(dataSource.getRepository(ApiKeyEntity)), close: () => dataSource.destroy() };
 }
 
 export function requestWith(headers: Record<string, string>): CredentialRequest & { principal?: unknown } {

@@ -3,8 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { accessLevelName } from '../../src/auth/access-level.js';
 import { ACCESS_METADATA, type AccessRule } from '../../src/auth/access.decorators.js';
-import { AUTH_STRATEGIES } from '../../src/auth/auth.options.js';
-import type { AuthStrategy } from '../../src/auth/principal.js';
+import { Authenticator } from '../../src/auth/authenticator.js';
 
 /** A route's declared need: `public`, `authenticated`, `admin`, `permission <p>`, `level <NAME>`, joined with " + ". */
 function need(rule: AccessRule): string {
@@ -32,16 +31,11 @@ function methodNames(prototype: object): string[] {
 /**
  * Every route of a running application with the access it declares: `ignores credentials` (signed URLs, login routes),
  * or the service's strategies in order and the need, e.g. `jwt: public`, `jwt: admin`,
- * `api-key|jwt: permission execute`, `session-cookie|jwt: level LOGGED_IN`.
+ * `mcp-key: permission read`, `session-cookie|jwt: level LOGGED_IN`. Every service has the one AuthGuard: an app
+ * without an Authenticator fails here.
  */
-export function declaredRouteAccess(app: INestApplication, strategiesLabel?: string): Record<string, string> {
-  // A service with its own guard instead of the AuthModule (the model gateway) names its credential.
-  const strategies =
-    strategiesLabel ??
-    app
-      .get<AuthStrategy[]>(AUTH_STRATEGIES, { strict: false })
-      .map((strategy) => strategy.name)
-      .join('|');
+export function declaredRouteAccess(app: INestApplication): Record<string, string> {
+  const strategies = app.get(Authenticator, { strict: false }).strategyNames.join('|');
   const routes: Record<string, string> = {};
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {

@@ -27,7 +27,8 @@ export interface IssuedSession {
 export class SessionCookies {
   readonly cookieName: string;
   private readonly maxAgeSeconds: number;
-  private readonly secure: boolean;
+  /** Whether cookies carry `Secure` (also for the other short-lived cookies a service sets, e.g. OAuth state). */
+  readonly secure: boolean;
   private readonly token: SessionToken;
 
   constructor(
@@ -46,7 +47,7 @@ export class SessionCookies {
   }
 
   issue(
-    user: { userId: string; username: string; level: number; email?: string | null },
+    user: { userId: string; username: string; level: number; email?: string | null; loginId?: string },
     nowSeconds = Date.now() / 1000,
   ): IssuedSession {
     const payload: SessionPayload = {
@@ -55,6 +56,7 @@ export class SessionCookies {
       user_name: user.username,
       level: user.level,
       email: user.email ?? null,
+      ...(user.loginId ? { login_id: user.loginId } : {}),
       // To the millisecond (the original's floats): a session is ordered exactly against a level change.
       iat: Math.round(nowSeconds * 1000) / 1000,
       exp: Math.floor(nowSeconds) + this.maxAgeSeconds,
@@ -73,6 +75,10 @@ export class SessionCookies {
     const payload = this.token.verify(token);
     if (await this.isRevoked(payload.session_id))
       throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (logged out)');
+    // A cookie belongs to the login it was issued for: ending the login (logout with its token, refresh-token
+    // reuse) ends every cookie of it.
+    if (payload.login_id && (await this.revocations.isRevoked('login', payload.login_id)))
+      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (logged out)');
     // A level change ends the user's older sessions: the level in a cookie never outlives a demotion.
     if (await this.revocations.isUserSessionRevoked(payload.user_id, payload.iat))
       throw new PlatformError('UNAUTHORIZED', 'Authentication failed: session ended (account changed)');
@@ -83,6 +89,15 @@ export class SessionCookies {
   async revoke(session: Pick<Principal, 'sessionId' | 'expiresAt'>, nowMs = Date.now()): Promise<void> {
     if (!session.sessionId || !session.expiresAt) return;
     await this.revocations.revoke('session', session.sessionId, session.expiresAt, nowMs);
+  }
+
+  /**
+   * Ends a whole login: its access tokens, its refresh-token family and every cookie issued for it, until the
+   * longest-lived of them would have expired anyway (a cookie's lifetime; refresh tokens also lose their family).
+   */
+  async revokeLogin(loginId: string | undefined, nowMs = Date.now()): Promise<void> {
+    if (!loginId) return;
+    await this.revocations.revoke('login', loginId, Math.ceil(nowMs / 1000) + this.maxAgeSeconds, nowMs);
   }
 
   /** Ends every session of the user issued before now (their level changed). */

@@ -9,6 +9,8 @@ export interface SessionPayload {
   user_name: string;
   level: number;
   email: string | null;
+  /** The login the session belongs to (absent in cookies issued before logins were tracked). */
+  login_id?: string;
   /** Issued at and expires at, epoch seconds; `exp` is always set (the original's `exp = 0` never expired). */
   iat: number;
   exp: number;
@@ -64,6 +66,7 @@ export class SessionToken {
       user_name: typeof payload.user_name === 'string' && payload.user_name ? payload.user_name : payload.user_id,
       level: payload.level,
       email: typeof payload.email === 'string' ? payload.email : null,
+      ...(typeof payload.login_id === 'string' && payload.login_id ? { login_id: payload.login_id } : {}),
       iat: typeof payload.iat === 'number' ? payload.iat : 0,
       exp: payload.exp,
     };

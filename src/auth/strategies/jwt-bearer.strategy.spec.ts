@@ -33,8 +33,11 @@ describe('JwtBearerStrategy', () => {
     expect(await strategy.authenticate(requestWith({}))).toBeNull();
   });
 
-  it('leaves a bearer value with the API key prefix to the API key strategy', async () => {
-    expect(await strategy.authenticate(bearer(`tbk_${'a'.repeat(64)}`))).toBeNull();
+  it('refuses any other bearer value (a key sent to a JWT service) as an invalid token', async () => {
+    await expect(strategy.authenticate(bearer(`tb_mcp_${'a'.repeat(32)}`))).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'Authentication failed: invalid token',
+    });
   });
 
   it('rejects a token signed with another secret', async () => {

@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { PlatformError } from '../../common/errors.js';
-import { API_KEY_PREFIX, bearerToken } from '../credentials.js';
+import { bearerToken } from '../credentials.js';
 import type { AuthStrategy, CredentialRequest, Principal } from '../principal.js';
+import { assertTokenLive } from '../shared-store/live-credentials.js';
 import { Revocations } from '../shared-store/revocations.js';
 import { TokenVerifier } from '../token-verifier.js';
 
 /**
- * The platform's HS256 JWT in `Authorization: Bearer <token>` (the registry's only strategy). A bearer
- * value with the API key prefix is left to the API key strategy. A token whose `jti` was revoked (logout,
- * refresh rotation) is refused: the revocation store is shared, so every process refuses it at once.
+ * The platform's HS256 JWT in `Authorization: Bearer <token>` (the registry's only strategy). A token whose `jti` or login was revoked
+ * (logout, refresh-token reuse) is refused: the revocation store is shared, so every process refuses it at once.
  */
 @Injectable()
 export class JwtBearerStrategy implements AuthStrategy {
@@ -21,10 +20,9 @@ export class JwtBearerStrategy implements AuthStrategy {
 
   async authenticate(request: CredentialRequest): Promise<Principal | null> {
     const token = bearerToken(request.headers.authorization);
-    if (!token || token.startsWith(API_KEY_PREFIX)) return null;
+    if (!token) return null;
     const principal = this.verifier.verify(token);
-    if (principal.tokenId && (await this.revocations.isRevoked('token', principal.tokenId)))
-      throw new PlatformError('UNAUTHORIZED', 'Authentication failed: token has been revoked');
+    await assertTokenLive(this.revocations, principal);
     return principal;
   }
 }

@@ -16,6 +16,8 @@ export class SessionCookieStrategy implements AuthStrategy {
     if (!token) return null;
     const session = await this.sessions.verify(token);
     return {
+      kind: 'user',
+      subject: session.user_id,
       platformUserId: session.user_id,
       username: session.user_name,
       email: session.email,
@@ -24,6 +26,7 @@ export class SessionCookieStrategy implements AuthStrategy {
       permissions: [],
       strategy: this.name,
       sessionId: session.session_id,
+      ...(session.login_id ? { loginId: session.login_id } : {}),
       expiresAt: session.exp,
     };
   }

@@ -1,7 +1,11 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { PortableColumns } from '../portable-columns.js';
 
-/** API keys with permissions for the MCP transport and the model gateway (auth module, issue 11). */
+/**
+ * A generic `api_keys` table the auth module once offered to the MCP transport and the model gateway. Neither
+ * used it (each keeps its own keys: `mcp_api_keys`, `gateway_api_keys`), so DropApiKeys1763800001880 removes it
+ * again; this migration stays so databases that ran it keep a consistent history.
+ */
 export class ApiKeys1763800000800 implements MigrationInterface {
   name = 'ApiKeys1763800000800';
 

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { authStrategyToken } from '../../auth/auth.options.js';
+import { CALLER_RESOLVER } from '../../auth/current-caller.decorator.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminUsersController } from './accounts/admin-users.controller.js';
 import { GatewayAccountsService } from './accounts/gateway-accounts.service.js';
@@ -22,7 +24,8 @@ import { GatewayApiKeyEntity } from './entities/gateway-api-key.entity.js';
 import { GatewayTransactionEntity } from './entities/gateway-transaction.entity.js';
 import { GatewayUsageEntity } from './entities/gateway-usage.entity.js';
 import { GatewayUserEntity } from './entities/gateway-user.entity.js';
-import { GatewayAuthGuard } from './gateway-auth.guard.js';
+import { GatewayCallerResolver } from './gateway-caller.js';
+import { GatewayKeyStrategy } from './gateway-key.strategy.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
 import { ModelHubService } from './model-hub.service.js';
 import { ModelsService } from './models.service.js';
@@ -31,7 +34,7 @@ import { OpenAiController } from './openai.controller.js';
 /**
  * The model gateway (seed 03 A): the OpenAI-compatible API over Ollama's native API with content
  * routing; users, keys, usage, balances and per-tier limits; the admin and user APIs (docs/gateway.md).
- * Needs the DatabaseModule and CountersModule of its app.
+ * Needs the DatabaseModule, CountersModule and `AuthModule.forRoot({ strategies: ['gateway-key'] })` of its app.
  */
 @Module({
   imports: [
@@ -68,8 +71,10 @@ import { OpenAiController } from './openai.controller.js';
     SignupsService,
     SystemService,
     GatewayRateLimitGuard,
-    // In this order: who is calling, then how often they may.
-    { provide: APP_GUARD, useClass: GatewayAuthGuard },
+    // The gateway's keys, for the one AuthGuard (AuthModule.forRoot({ strategies: ['gateway-key'] }) in the app,
+    // imported before this module: who is calling is known before how often they may).
+    { provide: authStrategyToken('gateway-key'), useClass: GatewayKeyStrategy },
+    { provide: CALLER_RESOLVER, useClass: GatewayCallerResolver },
     { provide: APP_GUARD, useExisting: GatewayRateLimitGuard },
   ],
   exports: [GatewaySettingsService],

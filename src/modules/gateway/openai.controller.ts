@@ -12,9 +12,10 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { Billable } from './accounts/gateway-rate-limit.guard.js';
 import { ChatService } from './chat/chat.service.js';
-import { Caller, type GatewayCaller } from './gateway-caller.js';
+import type { GatewayCaller } from './gateway-caller.js';
 import type { ChatCompletionChunk } from './chat/chat-response.js';
 import { ApiFileResponse } from '../../common/openapi.js';
 import { AudioService } from './audio.service.js';
@@ -88,7 +89,7 @@ export class OpenAiController {
     },
   })
   async completions(
-    @Caller() caller: GatewayCaller,
+    @CurrentCaller() caller: GatewayCaller,
     @Body() body: unknown,
     @Req() request: Request,
     @Res() response: Response,
@@ -119,7 +120,7 @@ export class OpenAiController {
   @ApiBody({ type: EmbeddingsRequestDto })
   @ApiOkResponse({ type: EmbeddingsDto })
   async createEmbeddings(
-    @Caller() caller: GatewayCaller,
+    @CurrentCaller() caller: GatewayCaller,
     @Body() body: unknown,
     @Res({ passthrough: true }) response: Response,
   ): Promise<EmbeddingsDto> {
@@ -143,7 +144,11 @@ export class OpenAiController {
     'audio/pcm',
   )
   @ApiResponse({ status: 501, type: OpenAiErrorDto, description: 'No TTS backend configured' })
-  async speech(@Caller() caller: GatewayCaller, @Body() body: unknown, @Res() response: Response): Promise<void> {
+  async speech(
+    @CurrentCaller() caller: GatewayCaller,
+    @Body() body: unknown,
+    @Res() response: Response,
+  ): Promise<void> {
     const answer = await this.audio.speech(caller, body);
     response.status(200).type(answer.contentType).send(answer.body);
   }
@@ -166,7 +171,7 @@ export class OpenAiController {
   })
   @ApiResponse({ status: 501, type: OpenAiErrorDto, description: 'No STT backend configured' })
   async transcriptions(
-    @Caller() caller: GatewayCaller,
+    @CurrentCaller() caller: GatewayCaller,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {

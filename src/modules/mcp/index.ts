@@ -3,9 +3,18 @@ export { McpTransportModule } from './mcp.module.js';
 export { MCP_OPTIONS, type McpOptions } from './mcp.options.js';
 export { McpKeysService, MCP_KEY_PREFIX, hashMcpKey, type McpKeyInfo } from './mcp-keys.service.js';
 export { McpToolsService, TOOLS_CHANGED, type McpTool, type McpToolResult } from './mcp-tools.service.js';
-export { McpDoorsService, presentedKey } from './mcp-doors.service.js';
+export { McpDoorsService } from './mcp-doors.service.js';
+export { McpKeyStrategy } from './mcp-key.strategy.js';
 export { createMcpServer, PROTOCOL_VERSIONS, SERVER_NAME } from './mcp-protocol.js';
-export { callerFor, mayUseTool, permissionForTool, toolNameFor, type McpPrincipal } from './mcp-permissions.js';
+export {
+  callerFor,
+  mayUseTool,
+  NO_AUTH_PRINCIPAL,
+  permissionForTool,
+  presentedKey,
+  toolNameFor,
+  type McpPrincipal,
+} from './mcp-permissions.js';
 export { MCP_SESSION_STORE, type McpSessionStore } from './mcp-sessions.js';
 export { findPython } from './python-runner.js';
 export { McpKeyEntity, McpSessionEntity } from './mcp-key.entity.js';

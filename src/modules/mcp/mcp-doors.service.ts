@@ -3,9 +3,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
-import { PERMISSIONS } from '../../auth/permissions.js';
 import { PlatformError } from '../../common/errors.js';
-import { McpKeysService } from './mcp-keys.service.js';
 import type { McpPrincipal } from './mcp-permissions.js';
 import { createMcpServer, PROTOCOL_VERSIONS } from './mcp-protocol.js';
 import { MCP_SESSION_STORE, type McpSession, type McpSessionStore } from './mcp-sessions.js';
@@ -13,12 +11,10 @@ import { McpToolsService, TOOLS_CHANGED } from './mcp-tools.service.js';
 import { MCP_OPTIONS, type McpOptions } from './mcp.options.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
-/** `--no-auth`: the one caller is the operator of a localhost server. */
-const NO_AUTH_PRINCIPAL: McpPrincipal = Object.freeze({ keyName: '-', permissions: [...PERMISSIONS] });
 
 /**
- * What both doors share: who the caller is (the key from `Authorization: Bearer` or `X-API-Key`), the
- * sessions, and the standard Streamable HTTP endpoint built on the SDK in stateless mode (a server and
+ * What both doors share (who the caller is comes from the one AuthGuard's mcp-key strategy): the sessions,
+ * and the standard Streamable HTTP endpoint built on the SDK in stateless mode (a server and
  * transport per request, so any process behind a load balancer can answer; sessions live in the store).
  */
 @Injectable()
@@ -32,7 +28,6 @@ export class McpDoorsService implements OnModuleInit, OnModuleDestroy {
   };
 
   constructor(
-    private readonly keys: McpKeysService,
     readonly tools: McpToolsService,
     @Inject(MCP_SESSION_STORE) readonly sessions: McpSessionStore,
     @Inject(MCP_OPTIONS) readonly options: McpOptions,
@@ -45,17 +40,6 @@ export class McpDoorsService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.tools.off(TOOLS_CHANGED, this.onToolsChanged);
     await Promise.all([...this.listeners].map((server) => server.close().catch(() => undefined)));
-  }
-
-  /** The caller's principal; UNAUTHORIZED without a valid key (unless `--no-auth`). */
-  async authenticate(headers: IncomingHttpHeaders): Promise<McpPrincipal> {
-    if (this.options.noAuth) return NO_AUTH_PRINCIPAL;
-    return this.keys.verify(presentedKey(headers));
-  }
-
-  requireAdmin(principal: McpPrincipal): void {
-    if (!principal.permissions.includes('admin'))
-      throw new PlatformError('FORBIDDEN', 'Managing keys needs the admin permission');
   }
 
   async openSession(principal: McpPrincipal, requestedVersion: unknown): Promise<McpSession> {
@@ -78,15 +62,16 @@ export class McpDoorsService implements OnModuleInit, OnModuleDestroy {
 
   sessionCount = (): Promise<number> => this.sessions.count();
 
-  /** `POST|GET|DELETE /mcp`: the standard Streamable HTTP endpoint. Errors are JSON-RPC error bodies. */
-  async handleStreamable(request: Request, response: Response): Promise<void> {
-    let principal: McpPrincipal;
+  /**
+   * `POST|GET|DELETE /mcp`: the standard Streamable HTTP endpoint, for the key the guard verified. Errors are
+   * JSON-RPC error bodies (McpJsonRpcErrorFilter answers the guard's refusals the same way).
+   */
+  async handleStreamable(request: Request, response: Response, principal: McpPrincipal): Promise<void> {
     try {
-      principal = await this.authenticate(request.headers);
       if (request.method === 'DELETE') {
         const id = request.headers[SESSION_HEADER];
         if (typeof id !== 'string' || id === '')
-          return jsonRpcError(response, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+          return jsonRpcError(response, 400, 'Bad Request: Mcp-Session-Id header is required');
         const session = await this.sessionOf(request.headers, principal);
         await this.sessions.close(session!.id);
         response.status(200).end();
@@ -102,8 +87,7 @@ export class McpDoorsService implements OnModuleInit, OnModuleDestroy {
         await this.sessionOf(request.headers, principal);
       }
     } catch (error) {
-      if (error instanceof PlatformError)
-        return jsonRpcError(response, error.status, error.status === 401 ? -32001 : -32000, error.message);
+      if (error instanceof PlatformError) return jsonRpcError(response, error.status, error.message);
       throw error;
     }
     const server = createMcpServer(this.tools, principal, this.options.version, this.sessionCount);
@@ -120,15 +104,6 @@ export class McpDoorsService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** The key from `Authorization: Bearer …` or `X-API-Key`. */
-export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
-  const header = headers['x-api-key'];
-  if (typeof header === 'string' && header.trim()) return header.trim();
-  const authorization = headers.authorization;
-  const match = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-  return match?.[1];
-}
-
 function containsInitialize(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some(
@@ -137,6 +112,12 @@ function containsInitialize(body: unknown): boolean {
   );
 }
 
-function jsonRpcError(response: Response, status: number, code: number, message: string): void {
-  response.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+/**
+ * The error body MCP clients of `/mcp` have always received: a JSON-RPC error with the HTTP status, code
+ * -32001 for a refused key and -32000 for anything else (the SDK's own transport uses -32000 likewise).
+ */
+export function jsonRpcError(response: Response, status: number, message: string): void {
+  response
+    .status(status)
+    .json({ jsonrpc: '2.0', error: { code: status === 401 ? -32001 : -32000, message }, id: null });
 }

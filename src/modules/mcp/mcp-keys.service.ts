@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { sameHash } from '../../auth/api-keys/api-key-secret.js';
+import { sameHash } from '../../auth/secrets.js';
 import { isPermission, PERMISSIONS, type Permission } from '../../auth/permissions.js';
 import { PlatformError } from '../../common/errors.js';
 import { McpKeyEntity } from './mcp-key.entity.js';

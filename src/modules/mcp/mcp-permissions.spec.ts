@@ -1,5 +1,4 @@
-import { callerFor, mayUseTool, permissionForTool, toolNameFor } from './mcp-permissions.js';
-import { presentedKey } from './mcp-doors.service.js';
+import { callerFor, mayUseTool, permissionForTool, presentedKey, toolNameFor } from './mcp-permissions.js';
 
 describe('MCP permission rules', () => {
   it('needs execute for python…, write for docs_writer…, admin for admin…, read otherwise (by prefix)', () => {

@@ -8,7 +8,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PlatformError } from '../../common/errors.js';
-import type { McpPrincipal } from './mcp-permissions.js';
+import { assertMethodPermission, type McpPrincipal } from './mcp-permissions.js';
 import type { McpToolsService } from './mcp-tools.service.js';
 
 export const SERVER_NAME = 'toolbox-mcp';
@@ -44,9 +44,17 @@ export function createMcpServer(
       return { ...result } as Record<string, unknown> & typeof result;
     }),
   );
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: tools.listResources(principal) }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () =>
+    asProtocolError(async () => {
+      assertMethodPermission(principal, 'resources/list');
+      return { resources: tools.listResources() };
+    }),
+  );
   server.setRequestHandler(ReadResourceRequestSchema, async (request) =>
-    asProtocolError(() => tools.readResource(principal, request.params.uri, sessions)),
+    asProtocolError(async () => {
+      assertMethodPermission(principal, 'resources/read');
+      return tools.readResource(principal, request.params.uri, sessions);
+    }),
   );
   return server;
 }

@@ -135,8 +135,8 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     return this.capped(result);
   }
 
-  listResources(principal: McpPrincipal): McpResource[] {
-    if (!mayUseTool(principal, { name: 'resources' })) return [];
+  /** The resources; who may list them (the read permission) is declared at both doors (METHOD_PERMISSIONS). */
+  listResources(): McpResource[] {
     return [
       {
         uri: 'toolbox://status',
@@ -165,8 +165,6 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     sessions: () => Promise<number>,
   ): Promise<{ contents: Array<{ uri: string; mimeType: string; text: string }> }> {
     if (typeof uri !== 'string' || uri.length === 0) throw new PlatformError('BAD_REQUEST', 'uri must be a string');
-    if (!mayUseTool(principal, { name: 'resources' }))
-      throw new PlatformError('FORBIDDEN', 'Reading resources needs the read permission');
     const json = (value: unknown) => ({
       contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
     });

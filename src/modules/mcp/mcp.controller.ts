@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res, UseFilters } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -10,9 +10,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { Public, RequirePermission } from '../../auth/access.decorators.js';
+import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { PlatformError } from '../../common/errors.js';
 import { McpDoorsService } from './mcp-doors.service.js';
+import { McpJsonRpcErrorFilter } from './mcp-json-rpc-error.filter.js';
 import { McpKeysService } from './mcp-keys.service.js';
+import { METHOD_PERMISSIONS, type McpPrincipal } from './mcp-permissions.js';
 import { SERVER_CAPABILITIES, SERVER_NAME } from './mcp-protocol.js';
 import {
   CreatedMcpKeyDto,
@@ -40,7 +44,8 @@ function objectBody(body: unknown, required = false): Record<string, unknown> {
 
 /**
  * The seed's REST door with the original's payloads, and the standard MCP endpoint `/mcp` (Streamable
- * HTTP). Every route but `/health` needs a key (`Authorization: Bearer tb_mcp_…` or `X-API-Key`).
+ * HTTP). Every route but `/health` needs a key (`Authorization: Bearer tb_mcp_…` or `X-API-Key`), checked by
+ * the one AuthGuard (mcp-key strategy); what a route needs beyond a key is declared on it.
  */
 @ApiTags('mcp')
 @ApiBearerAuth()
@@ -57,8 +62,7 @@ export class McpController {
   @ApiOperation({ summary: 'Opens a session (1 h idle expiry) and tells what the key may do' })
   @ApiBody({ required: false, schema: { type: 'object', properties: { protocol_version: { type: 'string' } } } })
   @ApiOkResponse({ type: InitializeResponseDto })
-  async initialize(@Req() request: Request, @Body() body: unknown): Promise<InitializeResponseDto> {
-    const principal = await this.doors.authenticate(request.headers);
+  async initialize(@CurrentCaller() principal: McpPrincipal, @Body() body: unknown): Promise<InitializeResponseDto> {
     const input = objectBody(body);
     const session = await this.doors.openSession(principal, input.protocol_version ?? input.protocolVersion);
     return {
@@ -74,8 +78,11 @@ export class McpController {
   @HttpCode(200)
   @ApiOperation({ summary: 'The tools the key may use' })
   @ApiOkResponse({ type: ToolListDto })
-  async listTools(@Req() request: Request, @Body() body: unknown): Promise<ToolListDto> {
-    const principal = await this.doors.authenticate(request.headers);
+  async listTools(
+    @CurrentCaller() principal: McpPrincipal,
+    @Req() request: Request,
+    @Body() body: unknown,
+  ): Promise<ToolListDto> {
     objectBody(body);
     await this.doors.sessionOf(request.headers, principal);
     return { tools: this.doors.tools.listTools(principal) };
@@ -95,8 +102,11 @@ export class McpController {
     },
   })
   @ApiOkResponse({ type: ToolCallResultDto })
-  async callTool(@Req() request: Request, @Body() body: unknown): Promise<ToolCallResultDto> {
-    const principal = await this.doors.authenticate(request.headers);
+  async callTool(
+    @CurrentCaller() principal: McpPrincipal,
+    @Req() request: Request,
+    @Body() body: unknown,
+  ): Promise<ToolCallResultDto> {
     const input = objectBody(body, true);
     await this.doors.sessionOf(request.headers, principal);
     return this.doors.tools.callTool(principal, input.name, input.arguments);
@@ -104,28 +114,37 @@ export class McpController {
 
   @Post('mcp/resources/list')
   @HttpCode(200)
+  @RequirePermission(METHOD_PERMISSIONS['resources/list'])
   @ApiOperation({ summary: 'Resources (status, performance, docs guides); needs read' })
   @ApiOkResponse({ type: ResourceListDto })
-  async listResources(@Req() request: Request, @Body() body: unknown): Promise<ResourceListDto> {
-    const principal = await this.doors.authenticate(request.headers);
+  async listResources(
+    @CurrentCaller() principal: McpPrincipal,
+    @Req() request: Request,
+    @Body() body: unknown,
+  ): Promise<ResourceListDto> {
     objectBody(body);
     await this.doors.sessionOf(request.headers, principal);
-    return { resources: this.doors.tools.listResources(principal) };
+    return { resources: this.doors.tools.listResources() };
   }
 
   @Post('mcp/resources/read')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Reads a resource by uri (unknown uri: 404)' })
+  @RequirePermission(METHOD_PERMISSIONS['resources/read'])
+  @ApiOperation({ summary: 'Reads a resource by uri (unknown uri: 404); needs read' })
   @ApiBody({ schema: { type: 'object', required: ['uri'], properties: { uri: { type: 'string' } } } })
   @ApiOkResponse({ type: ResourceReadDto })
-  async readResource(@Req() request: Request, @Body() body: unknown): Promise<ResourceReadDto> {
-    const principal = await this.doors.authenticate(request.headers);
+  async readResource(
+    @CurrentCaller() principal: McpPrincipal,
+    @Req() request: Request,
+    @Body() body: unknown,
+  ): Promise<ResourceReadDto> {
     const input = objectBody(body, true);
     await this.doors.sessionOf(request.headers, principal);
     return this.doors.tools.readResource(principal, input.uri, this.doors.sessionCount);
   }
 
   @Get('health')
+  @Public()
   @ApiOperation({ summary: 'Liveness, without a key' })
   @ApiOkResponse({ type: HealthDto })
   health(): HealthDto {
@@ -142,20 +161,20 @@ export class McpController {
   @Get('status')
   @ApiOperation({ summary: 'Request count, average latency, errors, cache hit rate, sessions (any key)' })
   @ApiOkResponse({ type: StatusDto })
-  async status(@Req() request: Request): Promise<StatusDto> {
-    await this.doors.authenticate(request.headers);
+  async status(): Promise<StatusDto> {
     return { ...this.health(), ...(await this.doors.tools.status(this.doors.sessionCount)) } as unknown as StatusDto;
   }
 
   @Get('api/keys')
+  @RequirePermission('admin')
   @ApiOperation({ summary: 'Lists the keys (admin); never the keys themselves' })
   @ApiOkResponse({ type: McpKeyListDto })
-  async listKeys(@Req() request: Request): Promise<McpKeyListDto> {
-    this.doors.requireAdmin(await this.doors.authenticate(request.headers));
+  async listKeys(): Promise<McpKeyListDto> {
     return { keys: await this.keys.list() };
   }
 
   @Post('api/keys')
+  @RequirePermission('admin')
   @ApiOperation({ summary: 'Creates a key (admin): shown once; permissions default to ["read"]' })
   @ApiBody({
     schema: {
@@ -168,18 +187,17 @@ export class McpController {
     },
   })
   @ApiCreatedResponse({ type: CreatedMcpKeyDto })
-  async createKey(@Req() request: Request, @Body() body: unknown): Promise<CreatedMcpKeyDto> {
-    this.doors.requireAdmin(await this.doors.authenticate(request.headers));
+  async createKey(@Body() body: unknown): Promise<CreatedMcpKeyDto> {
     const input = objectBody(body, true);
     const { key, info } = await this.keys.create(input.name, input.permissions ?? ['read']);
     return { api_key: key, name: info.name, permissions: info.permissions, warning: KEY_WARNING };
   }
 
   @Delete('api/keys/:name')
+  @RequirePermission('admin')
   @ApiOperation({ summary: 'Revokes a key by name (admin); 404 when there is none' })
   @ApiOkResponse({ type: RevokedMcpKeyDto })
-  async revokeKey(@Req() request: Request, @Param('name') name: string): Promise<RevokedMcpKeyDto> {
-    this.doors.requireAdmin(await this.doors.authenticate(request.headers));
+  async revokeKey(@Param('name') name: string): Promise<RevokedMcpKeyDto> {
     await this.keys.revoke(name);
     return { revoked: name };
   }
@@ -192,22 +210,37 @@ export class McpController {
   })
   @ApiBody({ schema: { type: 'object', description: 'JSON-RPC 2.0 request, notification or batch' } })
   @ApiOkResponse({ type: JsonRpcResponseDto, description: 'JSON-RPC response (202 without body for notifications)' })
-  async streamablePost(@Req() request: Request, @Res() response: Response): Promise<void> {
-    await this.doors.handleStreamable(request, response);
+  @UseFilters(McpJsonRpcErrorFilter)
+  async streamablePost(
+    @CurrentCaller() principal: McpPrincipal,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    await this.doors.handleStreamable(request, response, principal);
   }
 
   @Get('mcp')
   @ApiOperation({ summary: 'Server-to-client event stream (notifications/tools/list_changed)' })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ description: 'text/event-stream of JSON-RPC notifications' })
-  async streamableGet(@Req() request: Request, @Res() response: Response): Promise<void> {
-    await this.doors.handleStreamable(request, response);
+  @UseFilters(McpJsonRpcErrorFilter)
+  async streamableGet(
+    @CurrentCaller() principal: McpPrincipal,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    await this.doors.handleStreamable(request, response, principal);
   }
 
   @Delete('mcp')
   @ApiOperation({ summary: 'Ends the session named by Mcp-Session-Id (404 when unknown or expired)' })
   @ApiOkResponse({ description: 'Session ended' })
-  async streamableDelete(@Req() request: Request, @Res() response: Response): Promise<void> {
-    await this.doors.handleStreamable(request, response);
+  @UseFilters(McpJsonRpcErrorFilter)
+  async streamableDelete(
+    @CurrentCaller() principal: McpPrincipal,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    await this.doors.handleStreamable(request, response, principal);
   }
 }

@@ -5,7 +5,12 @@ import type { Repository } from 'typeorm';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 import { REDIS_CLIENT } from '../../counters/counters.module.js';
+import { authStrategyToken } from '../../auth/auth.options.js';
+import { CALLER_RESOLVER } from '../../auth/current-caller.decorator.js';
+import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { McpDoorsService } from './mcp-doors.service.js';
+import { McpKeyStrategy } from './mcp-key.strategy.js';
+import { mcpPrincipalOf } from './mcp-permissions.js';
 import { McpKeyEntity, McpSessionEntity } from './mcp-key.entity.js';
 import { McpKeysService } from './mcp-keys.service.js';
 import { DatabaseMcpSessionStore, MCP_SESSION_STORE, RedisMcpSessionStore } from './mcp-sessions.js';
@@ -41,6 +46,12 @@ export class McpTransportModule {
         McpKeysService,
         McpToolsService,
         McpDoorsService,
+        // The keys, for the one AuthGuard (AuthModule.forRoot({ strategies: ['mcp-key'] }) in the app).
+        { provide: authStrategyToken('mcp-key'), useClass: McpKeyStrategy },
+        {
+          provide: CALLER_RESOLVER,
+          useValue: { of: async (request: AuthenticatedRequest) => mcpPrincipalOf(request) },
+        },
       ],
       exports: [McpKeysService, McpToolsService, McpDoorsService, MCP_SESSION_STORE],
     };

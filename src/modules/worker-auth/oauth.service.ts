@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AUTH_STORE, type AuthStore } from '../../auth/shared-store/auth-store.js';
 import { PlatformError } from '../../common/errors.js';
@@ -9,7 +9,7 @@ import { WORKER_AUTH_CONFIG, type WorkerAuthConfig } from './worker-auth.options
 export const OAUTH_PROVIDERS = ['discord', 'google'] as const;
 export type OAuthProviderName = (typeof OAUTH_PROVIDERS)[number];
 
-const STATE_TTL_MS = 600_000;
+const STATE_TTL_MS = 600_000; // OAUTH_STATE_TTL_SECONDS
 const SCOPES: Record<OAuthProviderName, string> = { discord: 'identify email', google: 'openid email profile' };
 const EXCHANGE_TIMEOUT_MS = 10_000;
 
@@ -18,7 +18,13 @@ interface StoredState {
   redirect_uri: string;
   redirect_after: string | null;
   code_verifier: string | null;
+  /** SHA-256 of the state cookie's value: the callback must come from the browser that started the flow. */
+  browser: string;
 }
+
+/** The cookie that binds an OAuth flow to the browser that started it (login CSRF defence). */
+export const OAUTH_STATE_COOKIE = 'tb_oauth_state';
+export const OAUTH_STATE_TTL_SECONDS = 600;
 
 export interface OAuthLogin extends LoginOutcome {
   provider: OAuthProviderName;
@@ -27,8 +33,10 @@ export interface OAuthLogin extends LoginOutcome {
 
 /**
  * OAuth 2.0 authorization-code logins with Discord and Google. The `state` is required, single use and
- * lives 10 minutes in the shared AuthStore (any worker may receive the callback); Google also gets PKCE
- * (S256). `redirect_after` must be an origin in OAUTH_ALLOWED_REDIRECT_ORIGINS. Endpoints and client
+ * lives 10 minutes in the shared AuthStore (any worker may receive the callback); it is bound to the browser
+ * that asked for it by a random value in the `tb_oauth_state` cookie (only its hash is stored), so a callback
+ * URL an attacker obtained for their own account, opened in a victim's browser, does not sign the victim in
+ * as the attacker (login CSRF). Google also gets PKCE (S256). `redirect_after` must be an origin in OAUTH_ALLOWED_REDIRECT_ORIGINS. Endpoints and client
  * credentials come from the configuration, so tests point them at a local fake provider.
  */
 @Injectable()
@@ -43,10 +51,11 @@ export class OAuthService {
     provider: OAuthProviderName,
     redirectAfter: unknown,
     baseUrl: string,
-  ): Promise<{ auth_url: string; state: string }> {
+  ): Promise<{ auth_url: string; state: string; browserBinding: string }> {
     const config = this.configured(provider);
     const after = this.allowedRedirect(redirectAfter);
     const state = randomBytes(32).toString('base64url');
+    const browserBinding = randomBytes(32).toString('base64url');
     const redirectUri = `${this.options.oauthRedirectBaseUrl ?? baseUrl}/auth/${provider}/callback`;
     const verifier = provider === 'google' ? randomBytes(48).toString('base64url') : null;
     const stored: StoredState = {
@@ -54,6 +63,7 @@ export class OAuthService {
       redirect_uri: redirectUri,
       redirect_after: after,
       code_verifier: verifier,
+      browser: sha256(browserBinding),
     };
     await this.store.put(stateKey(state), JSON.stringify(stored), STATE_TTL_MS);
     const url = new URL(config.authorizeUrl);
@@ -68,7 +78,7 @@ export class OAuthService {
       url.searchParams.set('access_type', 'offline');
       url.searchParams.set('prompt', 'consent');
     }
-    return { auth_url: url.toString(), state };
+    return { auth_url: url.toString(), state, browserBinding };
   }
 
   /** The state's `redirect_after`, for an error page, without using the state up. */
@@ -82,11 +92,22 @@ export class OAuthService {
     if (typeof state === 'string' && state && state.length <= 100) await this.store.delete(stateKey(state));
   }
 
-  async callback(provider: OAuthProviderName, code: unknown, state: unknown): Promise<OAuthLogin> {
+  async callback(
+    provider: OAuthProviderName,
+    code: unknown,
+    state: unknown,
+    browserBinding: string | null,
+  ): Promise<OAuthLogin> {
     const config = this.configured(provider);
     if (typeof code !== 'string' || !code) throw new PlatformError('BAD_REQUEST', 'Authorization code required');
     if (typeof state !== 'string' || !state) throw new PlatformError('BAD_REQUEST', 'OAuth state required');
-    const raw = state.length > 100 ? null : await this.store.take(stateKey(state));
+    const pending = state.length > 100 ? null : await this.store.get(stateKey(state));
+    if (pending && !sameBrowser(JSON.parse(pending) as StoredState, browserBinding))
+      throw new PlatformError(
+        'BAD_REQUEST',
+        'This sign-in was started in another browser (no matching state cookie). Please start it again here.',
+      );
+    const raw = pending === null ? null : await this.store.take(stateKey(state));
     const stored = raw ? (JSON.parse(raw) as StoredState) : null;
     if (!stored || stored.provider !== provider)
       throw new PlatformError('BAD_REQUEST', 'Invalid or expired OAuth state. Please try again.');
@@ -194,4 +215,16 @@ export class OAuthService {
 
 function stateKey(state: string): string {
   return `oauth-state:${createHash('sha256').update(state).digest('hex')}`;
+}
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Constant-time: the stored hash against the hash of the cookie's value. */
+function sameBrowser(stored: StoredState, browserBinding: string | null): boolean {
+  if (!browserBinding || typeof stored.browser !== 'string') return false;
+  const given = Buffer.from(sha256(browserBinding), 'hex');
+  const expected = Buffer.from(stored.browser, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -33,9 +33,9 @@ describe('token bridge', () => {
     });
     expect(page).toContain("localStorage.setItem('tbjs_user_session'");
     expect(page).toContain(
-      '"https://app.example.test/web/assets/login.html?token=acc.ess.tok\\u0026refresh_token=ref.resh.tok\\u0026user_id=usr_0123456789abcdef01234567\\u0026username=ada"',
+      '"https://app.example.test/web/assets/login.html#token=acc.ess.tok\\u0026refresh_token=ref.resh.tok\\u0026user_id=usr_0123456789abcdef01234567\\u0026username=ada"',
     );
-    expect(tokenBridgePage(login('ada'))).toContain('"/web/assets/login.html?token=');
+    expect(tokenBridgePage(login('ada'))).toContain('"/web/assets/login.html#token=');
   });
 
   it('keeps a hostile username inside its string', () => {

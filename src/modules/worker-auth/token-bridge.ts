@@ -38,8 +38,11 @@ button{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}</style></head>
 
 /**
  * The original's token bridge: stores the session in localStorage `tbjs_user_session` and continues to
- * `<redirect_after>/web/assets/login.html?token=…&refresh_token=…&user_id=…&username=…`. Every value is
- * embedded as script-safe JSON (the original's page could be broken out of by a username).
+ * `<redirect_after>/web/assets/login.html#token=…&refresh_token=…&user_id=…&username=…`. The tokens travel in
+ * the URL fragment, never the query: a browser sends neither the fragment to the server (access logs, proxies)
+ * nor in `Referer`. A web client on this origin finds the session in localStorage already; one on another
+ * origin reads `location.hash` (the original read `location.search`). Every value is embedded as script-safe
+ * JSON (the original's page could be broken out of by a username).
  */
 export function tokenBridgePage(login: BridgeLogin): string {
   const session = {
@@ -57,7 +60,7 @@ export function tokenBridgePage(login: BridgeLogin): string {
     user_id: login.user.id,
     username: login.user.username,
   });
-  const target = `${login.redirectAfter ?? ''}/web/assets/login.html?${query.toString()}`;
+  const target = `${login.redirectAfter ?? ''}/web/assets/login.html#${query.toString()}`;
   const script = `(function(){var s=${scriptJson(session)};try{localStorage.setItem('tbjs_user_session',JSON.stringify(s));}catch(e){}
 setTimeout(function(){window.location.replace(${scriptJson(target)});},500);})();`;
   return page(

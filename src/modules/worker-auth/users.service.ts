@@ -27,7 +27,15 @@ export interface LoginOutcome {
 /** How long a level change keeps ending older sessions: longer than any cookie session lives. */
 const LEVEL_CHANGE_MEMORY_SECONDS = 31 * 24 * 3600;
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * A bare addr-spec, nothing else: a dot-atom local part and a domain of letter/digit/hyphen labels. No display
+ * name, angle brackets, comments, quoted parts or lists: `x<victim@example.com>` or `a(b)<victim@…>` would pass a
+ * looser check, count against a different per-address limit and still be delivered to the victim by the mail
+ * client library, which parses them as addresses.
+ */
+const ATOM = "[\\p{L}\\p{N}!#$%&'*+/=?^_`{|}~-]+";
+const LABEL = '[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]{0,61}[\\p{L}\\p{N}])?';
+const EMAIL = new RegExp(`^${ATOM}(?:\\.${ATOM})*@${LABEL}(?:\\.${LABEL})+$`, 'u');
 
 export function newUserId(): string {
   return `usr_${randomBytes(12).toString('hex')}`;

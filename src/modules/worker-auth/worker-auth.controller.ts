@@ -32,6 +32,7 @@ import {
 import type { Request, Response } from 'express';
 import { Authenticated, Public, SESSION_COOKIE_SECURITY } from '../../auth/access.decorators.js';
 import { bearerToken, cookieValue } from '../../auth/credentials.js';
+import { loginIdOf } from '../../auth/shared-store/live-credentials.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { SessionCookies } from '../../auth/session-cookie/session-cookies.js';
 import { PlatformError } from '../../common/errors.js';
@@ -39,7 +40,13 @@ import { ErrorResponseDto } from '../../common/openapi.js';
 import { publicBaseUrl } from '../../common/request-base-url.js';
 import type { UserEntity } from './entities/user.entity.js';
 import { MagicLinkService } from './magic-link.service.js';
-import { OAUTH_PROVIDERS, OAuthService, type OAuthProviderName } from './oauth.service.js';
+import {
+  OAUTH_PROVIDERS,
+  OAUTH_STATE_COOKIE,
+  OAUTH_STATE_TTL_SECONDS,
+  OAuthService,
+  type OAuthProviderName,
+} from './oauth.service.js';
 import { magicLinkConfirmPage, tokenBridgeErrorPage, tokenBridgePage } from './token-bridge.js';
 import { TokensService, type TokenBundle } from './tokens.service.js';
 import { UsersService } from './users.service.js';
@@ -132,11 +139,13 @@ export class WorkerAuthController {
     const principal = await this.tokens.verifyAccess(token);
     const user = await this.users.findById(principal.platformUserId);
     if (!user) throw new PlatformError('UNAUTHORIZED', 'Invalid or expired session: the user does not exist');
+    // The cookie belongs to the token's login: however often a token is exchanged, its cookies end with it.
     const session = this.sessions.issue({
       userId: user.id,
       username: user.username,
       level: user.level,
       email: user.email,
+      loginId: loginIdOf(principal),
     });
     response.setHeader('Set-Cookie', session.setCookie);
     return envelope(
@@ -198,9 +207,9 @@ export class WorkerAuthController {
   @Post('web/logoutS')
   @Public({ ignoreToken: true })
   @ApiOperation({
-    summary: 'Log out: revoke the token and the cookie session, clear the cookie',
+    summary: 'Log out: end the whole login (tokens, refresh family, cookies), clear the cookie',
     description:
-      "Revokes the access or refresh token given in the body (`token`, `session_token`, `refresh_token`) or Bearer header, and the tb_session cookie's session, on every worker. 302 to /web/logout; JSON when the client accepts application/json. Logging out twice is not an error.",
+      'Ends the login of the access or refresh token given in the body (`token`, `session_token`, `refresh_token`) or Bearer header, and of the tb_session cookie, on every worker: its access tokens, its refresh-token family, every cookie issued for it, and the WebSocket connections opened with them (closed with 4001). 302 to /web/logout; JSON when the client accepts application/json. Logging out twice is not an error.',
   })
   @ApiFoundResponse({ description: 'Location: /web/logout' })
   @ApiOkResponse({ type: LoggedOutDto, description: 'With Accept: application/json' })
@@ -223,7 +232,10 @@ export class WorkerAuthController {
     const cookie = cookieValue(request, this.sessions.cookieName);
     if (cookie) {
       const session = await this.sessions.verify(cookie).catch(() => null);
-      if (session) await this.sessions.revoke({ sessionId: session.session_id, expiresAt: session.exp });
+      if (session) {
+        await this.sessions.revoke({ sessionId: session.session_id, expiresAt: session.exp });
+        if (session.login_id) await this.tokens.endLogin(session.login_id);
+      }
     }
     response.setHeader('Set-Cookie', this.sessions.clearCookie());
     response.setHeader('Cache-Control', 'no-store');
@@ -252,7 +264,11 @@ export class WorkerAuthController {
 
   @Get('auth/:provider/url')
   @Public({ ignoreToken: true })
-  @ApiOperation({ summary: 'Start an OAuth login: the provider URL and its single-use state (10 min)' })
+  @ApiOperation({
+    summary: 'Start an OAuth login: the provider URL and its single-use state (10 min)',
+    description:
+      'Sets the `tb_oauth_state` cookie (HttpOnly, SameSite=Lax, Path=/auth/, 10 min) that binds the state to this browser: the callback is refused in a browser without it.',
+  })
   @ApiParam({ name: 'provider', enum: OAUTH_PROVIDERS })
   @ApiQuery({
     name: 'redirect_after',
@@ -267,8 +283,11 @@ export class WorkerAuthController {
     @Param('provider') provider: string,
     @Query('redirect_after') redirectAfter: unknown,
     @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<{ auth_url: string; state: string }> {
-    return this.oauth.authorizationUrl(oauthProvider(provider), redirectAfter, this.baseUrl(request));
+    const started = await this.oauth.authorizationUrl(oauthProvider(provider), redirectAfter, this.baseUrl(request));
+    response.setHeader('Set-Cookie', this.oauthStateCookie(started.browserBinding, OAUTH_STATE_TTL_SECONDS));
+    return { auth_url: started.auth_url, state: started.state };
   }
 
   @Get('auth/:provider/callback')
@@ -283,24 +302,31 @@ export class WorkerAuthController {
   @ApiQuery({ name: 'error', required: false, description: 'Set by the provider when the person declined' })
   @ApiProduces('text/html')
   @ApiOkResponse({ ...html, description: 'Token bridge (Set-Cookie tb_session)' })
-  @ApiBadRequestResponse({ ...html, description: 'Missing code, missing/expired state: error page' })
+  @ApiBadRequestResponse({
+    ...html,
+    description: 'Missing code, missing/expired state, or a browser without the state cookie: error page',
+  })
   @ApiServiceUnavailableResponse({ description: 'Provider not configured', type: ErrorResponseDto })
   async oauthCallback(
     @Param('provider') provider: string,
     @Query('code') code: unknown,
     @Query('state') state: unknown,
     @Query('error') providerError: unknown,
+    @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
     const name = oauthProvider(provider);
     const redirectAfter = await this.oauth.redirectAfterOf(state);
+    const browserBinding = cookieValue(request, OAUTH_STATE_COOKIE);
+    // The flow ends here whatever its outcome: the binding cookie goes.
+    response.setHeader('Set-Cookie', this.oauthStateCookie('', 0));
     try {
       // The person declined at the provider (RFC 6749 4.1.2.1): the state is used up all the same.
       if (typeof providerError === 'string' && providerError) {
         await this.oauth.discardState(state);
         throw new PlatformError('UNAUTHORIZED', `${name} login was not completed (${providerError.slice(0, 64)})`);
       }
-      const login = await this.oauth.callback(name, code, state);
+      const login = await this.oauth.callback(name, code, state, browserBinding);
       await this.answerBridge(response, login.user, login.provider, login.redirectAfter);
     } catch (error) {
       if (!(error instanceof PlatformError) || error.code === 'SERVICE_UNAVAILABLE') throw error;
@@ -368,14 +394,15 @@ export class WorkerAuthController {
     provider: string,
     redirectAfter: string | null,
   ): Promise<void> {
-    const bundle = await this.tokens.issue(user, provider);
+    const { login_id: loginId, ...bundle } = await this.tokens.issue(user, provider);
     const session = this.sessions.issue({
       userId: user.id,
       username: user.username,
       level: user.level,
       email: user.email,
+      loginId,
     });
-    response.setHeader('Set-Cookie', session.setCookie);
+    response.appendHeader('Set-Cookie', session.setCookie);
     this.answerHtml(
       response,
       200,
@@ -401,18 +428,30 @@ export class WorkerAuthController {
   }
 
   /**
-   * The base of links in mail. The request's own Host is trusted only on loopback (the embedded
-   * default): elsewhere anyone could ask for a victim's link with `Host: evil.example` and receive the
-   * victim's click, so a public worker needs WORKER_PUBLIC_BASE_URL.
+   * The base of links in mail: the workers' configured public URL (WORKER_PUBLIC_BASE_URL). Without one, the request's own Host only when it is loopback (the embedded default), and never forwarded
+   * headers, even from a trusted proxy: anyone could ask for a victim's link with `Host: evil.example` or
+   * `X-Forwarded-Host` and receive the victim's click.
    */
   private mailLinkBase(request: Request): string {
     if (this.options.publicBaseUrl) return this.options.publicBaseUrl;
     const host = new URL(`http://${request.get('host') ?? 'invalid'}`).hostname;
-    if (['localhost', '127.0.0.1', '[::1]'].includes(host)) return publicBaseUrl(request, null);
+    if (['localhost', '127.0.0.1', '[::1]'].includes(host)) return `http://${request.get('host')}`;
     throw new PlatformError(
       'SERVICE_UNAVAILABLE',
       'Magic links need WORKER_PUBLIC_BASE_URL on a worker reached by a public name',
     );
+  }
+
+  /** The OAuth state binding cookie (only sent back to `/auth/…`); Max-Age 0 removes it. */
+  private oauthStateCookie(value: string, maxAgeSeconds: number): string {
+    return [
+      `${OAUTH_STATE_COOKIE}=${value}`,
+      `Max-Age=${maxAgeSeconds}`,
+      'Path=/auth/',
+      'HttpOnly',
+      'SameSite=Lax',
+      ...(this.sessions.secure ? ['Secure'] : []),
+    ].join('; ');
   }
 }
 

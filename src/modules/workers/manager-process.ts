@@ -164,7 +164,9 @@ export class ManagerProcess {
   ) {
     this.brokerDriver =
       config.messageBroker === 'local' ? 'local' : config.redisUrl && config.messageBroker !== 'ipc' ? 'redis' : 'ipc';
-    const workerEnv = { ...options.env, MESSAGE_BROKER: this.brokerDriver };
+    // The manager's workers sit behind its nginx on this machine: they believe its X-Forwarded-* headers
+    // (client address for per-IP limits) unless the operator configured TRUST_PROXY otherwise.
+    const workerEnv = { TRUST_PROXY: 'loopback', ...options.env, MESSAGE_BROKER: this.brokerDriver };
     this.manager = new WorkerManager({
       launch: (spec) =>
         forkLauncher({

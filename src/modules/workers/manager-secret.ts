@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -23,9 +23,5 @@ export async function loadManagerSecret(dataDir: string, clusterSecret: string |
   return secret;
 }
 
-/** Constant-time comparison (both sides hashed first, so their lengths leak nothing either). */
-export function secretsEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
+// One constant-time comparison for the platform's secrets (the cluster-secret auth strategy uses it too).
+export { secretsEqual } from '../../auth/secrets.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { AuthStrategy, CredentialRequest, Principal } from '../../auth/principal.js';
-import { authenticateWith, credentialRequestOf, wsSessionOf } from './ws-session.js';
+import type { Principal } from '../../auth/principal.js';
+import { credentialRequestOf, wsSessionOf } from './ws-session.js';
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl';
 
@@ -30,25 +30,8 @@ describe('credentialRequestOf', () => {
   });
 });
 
-describe('authenticateWith', () => {
+describe('wsSessionOf', () => {
   const principal = { platformUserId: 'u1', username: 'ada', level: 1, sessionId: 's1' } as Principal;
-  const finds = (name: 'jwt' | 'session-cookie', result: Principal | null): AuthStrategy => ({
-    name,
-    authenticate: async () => result,
-  });
-
-  it('returns the first principal a strategy finds', async () => {
-    const request = { headers: {} } as CredentialRequest;
-    expect(await authenticateWith([finds('session-cookie', null), finds('jwt', principal)], request)).toBe(principal);
-  });
-
-  it('is anonymous without credentials and refuses an Authorization header no strategy takes', async () => {
-    const strategies = [finds('session-cookie', null)];
-    expect(await authenticateWith(strategies, { headers: {} } as CredentialRequest)).toBeNull();
-    await expect(
-      authenticateWith(strategies, { headers: { authorization: 'Basic x' } } as CredentialRequest),
-    ).rejects.toThrow(/accepts session-cookie credentials only/);
-  });
 
   it('maps a principal to the session handlers see', () => {
     expect([wsSessionOf(principal), wsSessionOf(null)]).toEqual([

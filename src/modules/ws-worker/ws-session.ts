@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { cookieValue } from '../../auth/credentials.js';
-import { PlatformError } from '../../common/errors.js';
-import type { AuthStrategy, CredentialRequest, Principal } from '../../auth/principal.js';
+import type { CredentialRequest, Principal } from '../../auth/principal.js';
 
 /** The session a connection carries, as handlers see it (the original's WS_CONNECT fields). */
 export interface WsSession {
@@ -49,21 +48,4 @@ export function credentialRequestOf(request: IncomingMessage, url: URL, sessionC
       headers.cookie = `${sessionCookieName}=${encodeURIComponent(token)}`;
   }
   return { headers } as CredentialRequest;
-}
-
-/** The first strategy that finds its credential decides; a bad credential throws (UNAUTHORIZED). */
-export async function authenticateWith(
-  strategies: readonly AuthStrategy[],
-  request: CredentialRequest,
-): Promise<Principal | null> {
-  for (const strategy of strategies) {
-    const principal = await strategy.authenticate(request);
-    if (principal) return principal;
-  }
-  if (request.headers.authorization)
-    throw new PlatformError(
-      'UNAUTHORIZED',
-      `Authentication failed: this worker accepts ${strategies.map((strategy) => strategy.name).join(', ')} credentials only`,
-    );
-  return null;
 }

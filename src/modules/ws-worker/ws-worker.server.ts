@@ -12,9 +12,15 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { PlatformError } from '../../common/errors.js';
-import { AUTH_STRATEGIES } from '../../auth/auth.options.js';
-import type { AuthStrategy, Principal } from '../../auth/principal.js';
+import { Authenticator } from '../../auth/authenticator.js';
+import type { Principal } from '../../auth/principal.js';
 import { SessionCookies } from '../../auth/session-cookie/session-cookies.js';
+import { loginIdOf } from '../../auth/shared-store/live-credentials.js';
+import {
+  AUTH_REVOKED_TOPIC,
+  readRevokedCredential,
+  type RevokedCredential,
+} from '../../auth/shared-store/revocations.js';
 import { MESSAGE_BROKER, type MessageBroker } from '../../broker/message-broker.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig, WsWorkerConfig } from '../../config/config.js';
@@ -27,7 +33,7 @@ import { WsChannels } from '../app-core/ws-channels.js';
 import { WS_BROKER_TOPIC, readWsCommand, wsFrameText } from '../app-core/ws-commands.js';
 import { ConnectionHub } from './connection-hub.js';
 import { resolveWsRoute, type WsRoute } from './ws-route.js';
-import { authenticateWith, credentialRequestOf, wsSessionOf, type WsSession } from './ws-session.js';
+import { credentialRequestOf, wsSessionOf, type WsSession } from './ws-session.js';
 
 /** Close codes (RFC 6455 §7.4.1 and the IANA registry). */
 export const WS_CLOSE = {
@@ -37,6 +43,8 @@ export const WS_CLOSE = {
   MESSAGE_TOO_BIG: 1009,
   INTERNAL_ERROR: 1011,
   TRY_AGAIN_LATER: 1013,
+  /** Application range (4000–4999): the credential the connection was opened with was revoked (logout). */
+  SESSION_ENDED: 4001,
 } as const;
 
 /**
@@ -69,6 +77,8 @@ interface LiveConnection {
   /** Handler calls run one after another per connection, in the order the frames arrived. */
   queue: Promise<void>;
   queued: number;
+  /** The credential it was opened with, so a revocation announced on the broker can end it. */
+  credential: Pick<Principal, 'platformUserId' | 'tokenId' | 'sessionId' | 'loginId'> | null;
 }
 
 /** How long a closing peer has to answer the close frame before its socket is destroyed. */
@@ -107,6 +117,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   private httpServer: Server | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
+  private unsubscribeRevocations: (() => Promise<void>) | null = null;
   /** Handshakes admitted but not yet open: they count against the connection limit. */
   private pendingUpgrades = 0;
   private readonly upgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) =>
@@ -126,7 +137,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     private readonly app: AppCoreService,
     private readonly channels: WsChannels,
     @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
-    @Inject(AUTH_STRATEGIES) private readonly strategies: AuthStrategy[],
+    private readonly authenticator: Authenticator,
     @Optional() sessions?: SessionCookies,
   ) {
     this.options = config.wsWorker;
@@ -154,6 +165,10 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       const command = readWsCommand(payload);
       if (command) this.hub.apply(command);
     });
+    this.unsubscribeRevocations = await this.broker.subscribe(AUTH_REVOKED_TOPIC, (payload) => {
+      const revoked = readRevokedCredential(payload);
+      if (revoked) this.endConnectionsOf(revoked);
+    });
     this.pingTimer = setInterval(() => this.pingAll(), this.options.pingIntervalSeconds * 1000);
     this.pingTimer.unref();
   }
@@ -167,6 +182,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     this.httpServer?.off('upgrade', this.upgradeListener);
     this.channels.attachLocal(null);
     await this.unsubscribe?.().catch(() => undefined);
+    await this.unsubscribeRevocations?.().catch(() => undefined);
     for (const connection of this.live.values()) connection.socket.close(WS_CLOSE.GOING_AWAY, 'Server shutting down');
     // The server closes once every client answered the close frame; one that does not is cut off.
     await new Promise<void>((resolve) => {
@@ -206,7 +222,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     socket.once('close', release);
     let principal: Principal | null;
     try {
-      principal = await authenticateWith(this.strategies, credentialRequestOf(request, url, this.sessionCookieName));
+      principal = await this.authenticator.authenticate(credentialRequestOf(request, url, this.sessionCookieName));
     } catch (error) {
       release();
       if (!(error instanceof PlatformError) || error.code !== 'UNAUTHORIZED') {
@@ -243,7 +259,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     this.wss!.handleUpgrade(request, socket, head, (ws) => {
       socket.off('close', release);
       release();
-      this.open(ws, route, url.pathname, session);
+      this.open(ws, route, url.pathname, session, principal);
     });
   }
 
@@ -256,7 +272,24 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
-  private open(socket: WebSocket, route: WsRoute, path: string, session: WsSession): void {
+  /**
+   * A logout (or refresh-token reuse, or a level change for cookie sessions) on any worker ends the
+   * connections opened with what it revoked, here with 4001: a connection never outlives its session.
+   */
+  private endConnectionsOf(revoked: RevokedCredential): void {
+    for (const connection of this.live.values()) {
+      const credential = connection.credential;
+      if (!credential) continue;
+      const ended =
+        (revoked.kind === 'token' && credential.tokenId === revoked.id) ||
+        (revoked.kind === 'session' && credential.sessionId === revoked.id) ||
+        (revoked.kind === 'login' && loginIdOf(credential) === revoked.id) ||
+        (revoked.kind === 'user' && credential.sessionId !== undefined && credential.platformUserId === revoked.id);
+      if (ended) connection.socket.close(WS_CLOSE.SESSION_ENDED, 'Session ended');
+    }
+  }
+
+  private open(socket: WebSocket, route: WsRoute, path: string, session: WsSession, principal: Principal | null): void {
     const id = randomUUID();
     const caller: Caller = { level: session.level, userId: session.user_id, transport: 'ws' };
     const channels = this.channels;
@@ -274,7 +307,16 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       channels,
       app: this.app,
     };
-    const connection: LiveConnection = { id, socket, route, context, alive: true, queue: Promise.resolve(), queued: 0 };
+    const connection: LiveConnection = {
+      id,
+      socket,
+      route,
+      context,
+      alive: true,
+      queue: Promise.resolve(),
+      queued: 0,
+      credential: principal,
+    };
     this.live.set(id, connection);
     this.hub.add({
       id,

@@ -6,8 +6,7 @@ import { Controller, Get, HttpCode, Module, Post, Req, Res, type INestApplicatio
 import { NestFactory } from '@nestjs/core';
 import type { Response } from 'express';
 import { ACCESS_LEVEL } from '../../../src/auth/access-level.js';
-import { Public, RequireLevel, RequirePermission } from '../../../src/auth/access.decorators.js';
-import { ApiKeysService } from '../../../src/auth/api-keys/api-keys.service.js';
+import { Public, RequireLevel } from '../../../src/auth/access.decorators.js';
 import { AuthModule } from '../../../src/auth/auth.module.js';
 import type { AuthenticatedRequest } from '../../../src/auth/principal.js';
 import { SessionCookies } from '../../../src/auth/session-cookie/session-cookies.js';
@@ -22,7 +21,7 @@ import { forgeJwt, inAnHour } from '../../support/auth-fixtures.js';
 import { declaredRouteAccess } from '../../support/route-access.js';
 import { TEST_SECRET } from '../../support/registry-under-test.js';
 
-/** A service as the MCP transport or a worker would compose it: API keys, JWTs and session cookies. */
+/** A service as a worker composes it: JWTs and session cookies (key strategies are tested with their products). */
 @Controller('probe')
 class ProbeController {
   constructor(private readonly sessions: SessionCookies) {}
@@ -37,13 +36,6 @@ class ProbeController {
   whoami(@Req() request: AuthenticatedRequest) {
     const { platformUserId, level, permissions, strategy } = request.principal!;
     return { user: platformUserId, level, permissions, strategy };
-  }
-
-  @RequirePermission('execute')
-  @Post('execute')
-  @HttpCode(200)
-  execute() {
-    return { executed: true };
   }
 
   @RequireLevel(ACCESS_LEVEL.TRUSTED)
@@ -82,7 +74,8 @@ describe.each(backends())('auth strategies on $name', (backend) => {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         CountersModule,
-        AuthModule.forRoot({ strategies: ['api-key', 'jwt', 'session-cookie'], sessionCookie: { secure: false } }),
+        // In the workers' order: the cookie first.
+        AuthModule.forRoot({ strategies: ['session-cookie', 'jwt'], sessionCookie: { secure: false } }),
       ],
       controllers: [ProbeController],
     })
@@ -109,75 +102,15 @@ describe.each(backends())('auth strategies on $name', (backend) => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const keys = () => first.app.get(ApiKeysService);
   const sessions = () => first.app.get(SessionCookies);
 
   it('states each route with the service strategies, permission and level', () => {
     expect(declaredRouteAccess(first.app)).toEqual({
-      'GET /probe/open': 'api-key|jwt|session-cookie: public',
-      'GET /probe/whoami': 'api-key|jwt|session-cookie: authenticated',
-      'POST /probe/execute': 'api-key|jwt|session-cookie: permission execute',
-      'GET /probe/trusted': 'api-key|jwt|session-cookie: level TRUSTED',
-      'POST /probe/logout': 'api-key|jwt|session-cookie: level LOGGED_IN',
+      'GET /probe/open': 'session-cookie|jwt: public',
+      'GET /probe/whoami': 'session-cookie|jwt: authenticated',
+      'GET /probe/trusted': 'session-cookie|jwt: level TRUSTED',
+      'POST /probe/logout': 'session-cookie|jwt: level LOGGED_IN',
     });
-  });
-
-  it('identifies an API key sent as X-API-Key, with its permissions and level', async () => {
-    const { key } = await keys().create({
-      owner: 'mcp-user',
-      name: 'x-header',
-      permissions: ['read', 'execute'],
-      level: 2,
-    });
-    const response = await first.api.get('/probe/whoami', { 'x-api-key': key });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      user: 'mcp-user',
-      level: 2,
-      permissions: ['read', 'execute'],
-      strategy: 'api-key',
-    });
-  });
-
-  it('identifies an API key sent as Authorization: Bearer', async () => {
-    const { key } = await keys().create({ owner: 'gateway-user', name: 'sdk' });
-    const response = await first.api.get('/probe/whoami', { authorization: `Bearer ${key}` });
-    expect(response.status).toBe(200);
-    expect(response.body.strategy).toBe('api-key');
-  });
-
-  it('stores the key hashed: the listing holds neither the key nor its hash', async () => {
-    const { key } = await keys().create({ owner: 'lister', name: 'listed' });
-    const listed = await keys().list({ owner: 'lister' });
-    expect(listed).toHaveLength(1);
-    expect(listed[0].keyPrefix).toBe(key.slice(0, 12));
-    expect(JSON.stringify(listed)).not.toContain(key.slice(12));
-  });
-
-  it('refuses a revoked key with 401 on the next request', async () => {
-    const { key } = await keys().create({ owner: 'revoker', name: 'short-lived' });
-    expect((await first.api.get('/probe/whoami', { 'x-api-key': key })).status).toBe(200);
-    await keys().revoke({ owner: 'revoker', name: 'short-lived' });
-    const response = await first.api.get('/probe/whoami', { 'x-api-key': key });
-    expect(response.status).toBe(401);
-    expect(response.body.detail).toBe('Authentication failed: API key revoked');
-  });
-
-  it('answers 403 naming the permission a key lacks', async () => {
-    const { key } = await keys().create({ owner: 'reader', name: 'read-only', permissions: ['read'] });
-    const response = await first.api.post('/probe/execute', {}, { 'x-api-key': key });
-    expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({
-      code: 'FORBIDDEN',
-      message: expect.stringContaining('Permission "execute" required'),
-    });
-  });
-
-  it('admits a key with the permission', async () => {
-    const { key } = await keys().create({ owner: 'runner', name: 'exec', permissions: ['execute'] });
-    const response = await first.api.post('/probe/execute', {}, { 'x-api-key': key });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ executed: true });
   });
 
   it('applies the level rule to JWTs: TRUSTED and ADMIN pass a TRUSTED route, LOGGED_IN does not', async () => {
@@ -211,6 +144,26 @@ describe.each(backends())('auth strategies on $name', (backend) => {
     expect(response.status).toBe(401);
   });
 
+  it('refuses a forged bearer token with 401 even when a live session cookie comes with it', async () => {
+    const session = sessions().issue({ userId: 'worker-user', username: 'wanda', level: 1 });
+    const response = await first.api.get('/probe/whoami', {
+      cookie: `tb_session=${session.token}`,
+      authorization: `Bearer ${forgeJwt({ sub: 'mallory', exp: inAnHour() }, 'not-the-platform-secret-0123456789')}`,
+    });
+    expect(response.status).toBe(401);
+    expect(response.body.detail).toBe('Authentication failed: invalid token');
+  });
+
+  it('refuses an expired bearer token with 401 even when a live session cookie comes with it', async () => {
+    const session = sessions().issue({ userId: 'worker-user', username: 'wanda', level: 1 });
+    const response = await first.api.get('/probe/whoami', {
+      cookie: `tb_session=${session.token}`,
+      authorization: `Bearer ${forgeJwt({ sub: 'worker-user', exp: Math.floor(Date.now() / 1000) - 60 }, TEST_SECRET)}`,
+    });
+    expect(response.status).toBe(401);
+    expect(response.body.detail).toBe('Authentication failed: token expired');
+  });
+
   if (backend.name === 'mysql+redis') {
     it('ends a session on every instance sharing Redis when one instance logs it out', async () => {
       const second = await start();
@@ -219,12 +172,6 @@ describe.each(backends())('auth strategies on $name', (backend) => {
       expect((await second.api.get('/probe/whoami', cookie)).status).toBe(200);
       expect((await first.api.post('/probe/logout', {}, cookie)).status).toBe(200);
       expect((await second.api.get('/probe/whoami', cookie)).status).toBe(401);
-    });
-
-    it('verifies on one instance an API key created on another (keys live in the database)', async () => {
-      const second = await start();
-      const { key } = await second.app.get(ApiKeysService).create({ owner: 'shared', name: 'across' });
-      expect((await first.api.get('/probe/whoami', { 'x-api-key': key })).body.user).toBe('shared');
     });
   }
 });

@@ -18,7 +18,7 @@ describe('gateway routes', () => {
   });
 
   it('declares the expected access for every route', () => {
-    expect(declaredRouteAccess(gateway.app, 'gateway-key')).toEqual(EXPECTED);
+    expect(declaredRouteAccess(gateway.app)).toEqual(EXPECTED);
   });
 
   it('documents a typed success answer for every route in the OpenAPI document at /docs-json', async () => {

@@ -15,7 +15,13 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
   beforeAll(async () => {
     worker = await startHttpWorker(
       backend,
-      { WORKER_ID: 'w-routes', CORS_ORIGINS: 'https://app.example.com', CLIENT_LOG_MAX_BYTES: '2048' },
+      {
+        WORKER_ID: 'w-routes',
+        CORS_ORIGINS: 'https://app.example.com',
+        CLIENT_LOG_MAX_BYTES: '2048',
+        // As behind the manager's nginx on loopback.
+        TRUST_PROXY: 'loopback',
+      },
       { imports: [HttpWorkerTestModsModule] },
     );
   });

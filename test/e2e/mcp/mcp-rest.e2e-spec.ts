@@ -299,6 +299,15 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
       expect(guides.body.contents[0]).toMatchObject({ mimeType: 'text/markdown' });
     });
 
+    it('refuses resources/list to a key without read, naming the permission (as resources/read)', async () => {
+      const executeOnly = await mcp.key('execute-only-rest', ['execute']);
+      const list = await post('/mcp/resources/list', executeOnly);
+      expect([list.status, list.body.code]).toEqual([403, 'FORBIDDEN']);
+      expect(list.body.message).toContain('Permission "read" required');
+      const read = await post('/mcp/resources/read', executeOnly, { uri: 'toolbox://status' });
+      expect([read.status, read.body.code]).toEqual([403, 'FORBIDDEN']);
+    });
+
     it('answers 404 for an unknown uri, 400 without one', async () => {
       const answer = await post('/mcp/resources/read', reader, { uri: 'toolbox://nothing' });
       expect([answer.status, answer.body.code]).toEqual([404, 'NOT_FOUND']);

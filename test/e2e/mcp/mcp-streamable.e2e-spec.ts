@@ -91,6 +91,26 @@ describe.each(backends())('MCP transport, standard Streamable HTTP endpoint /mcp
     expect(((await response.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe(version);
   });
 
+  it('refuses resources/list to a key without read with a protocol error naming the permission', async () => {
+    const { client } = await connect(await mcp.key('execute-only-sdk', ['execute']));
+    await expect(client.listResources()).rejects.toThrow(/Permission "read" required/);
+    await expect(client.readResource({ uri: 'toolbox://status' })).rejects.toThrow(/Permission "read" required/);
+  });
+
+  it('answers a request without a key with the JSON-RPC error body MCP clients read', async () => {
+    const response = await fetch(`${mcp.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32001, message: 'An MCP API key is required (Authorization: Bearer or X-API-Key)' },
+      id: null,
+    });
+  });
+
   it('refuses a missing or revoked key with 401', async () => {
     await expect(connect(`tb_mcp_${'f'.repeat(32)}`)).rejects.toThrow();
     const response = await fetch(`${mcp.baseUrl}/mcp`, {

@@ -85,6 +85,8 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Toolbox <login@example.test>',
       MAGIC_LINK_PER_EMAIL_PER_HOUR: '3',
+      // As behind the manager's nginx: the per-IP limit counts the forwarded client address.
+      TRUST_PROXY: 'loopback',
       OAUTH_ALLOWED_REDIRECT_ORIGINS: APP_ORIGIN,
       ...oauth('DISCORD'),
       ...oauth('GOOGLE'),
@@ -314,10 +316,11 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       expect(rotated.refresh_token).not.toBe(bundle.refresh_token);
       // The new access token carries the user's current level.
       expect(claimsOf(rotated.access_token)).toMatchObject({ sub: userId, level: 2, type: 'access' });
-      expect((await post('/auth/refresh', { refresh_token: bundle.refresh_token })).status).toBe(401);
       expect((await post('/auth/refresh', { refresh_token: rotated.refresh_token })).status).toBe(200);
       expect((await post('/auth/refresh', { refresh_token: rotated.access_token })).status).toBe(401);
       expect((await post('/auth/refresh', {})).status).toBe(400);
+      // The used token is refused (and its reuse ends the login: sessions-end.e2e-spec.ts).
+      expect((await post('/auth/refresh', { refresh_token: bundle.refresh_token })).status).toBe(401);
     });
 
     it('POST /web/logoutS revokes the token and the cookie session, clears the cookie, 302 or JSON', async () => {
@@ -338,8 +341,8 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       expect((await get('/IsValidSession', { cookie: validated })).status).toBe(401);
       expect((await post('/validateSession', { token: bundle.access_token })).status).toBe(401);
       expect((await post('/auth/refresh', { refresh_token: bundle.refresh_token })).status).toBe(401);
-      // The bridge's own cookie session is a different session: still live until it logs out too.
-      expect((await get('/IsValidSession', { cookie })).status).toBe(200);
+      // The bridge's own cookie belongs to the same login: the logout ended it too.
+      expect((await get('/IsValidSession', { cookie })).status).toBe(401);
       const redirect = await post('/web/logoutS', {}, { cookie });
       expect(redirect.status).toBe(302);
       expect(redirect.headers.get('location')).toBe('/web/logout');
@@ -356,33 +359,40 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       const started = await get(`/auth/${name}/url${query}`);
       expect(started.status).toBe(200);
       const { auth_url, state } = (await started.json()) as { auth_url: string; state: string };
+      // The browser keeps the cookie that binds the state to it, and sends it with the callback.
+      const cookie = /tb_oauth_state=[^;]+/.exec(started.headers.get('set-cookie') ?? '')![0];
       const atProvider = await fetch(auth_url, { redirect: 'manual' });
       expect(atProvider.status).toBe(302);
       const callback = atProvider.headers.get('location')!;
-      return { auth_url: new URL(auth_url), state, callback };
+      return { auth_url: new URL(auth_url), state, callback, cookie };
     }
+
+    /** Opens the callback in the browser that started the flow. */
+    const finish = (flow: { callback: string; cookie: string }) =>
+      fetch(flow.callback, { headers: { cookie: flow.cookie } });
 
     it('Google: state + PKCE S256, creates the user from a verified profile, bridge to the allowed origin', async () => {
       const email = freshEmail('google');
       provider.loginAs({ sub: `g-${email}`, email, email_verified: true, name: 'Gina Google' });
-      const { auth_url, state, callback } = await authorize('google', `${APP_ORIGIN}/somewhere`);
+      const flow = await authorize('google', `${APP_ORIGIN}/somewhere`);
+      const { auth_url, state } = flow;
       expect(auth_url.searchParams.get('state')).toBe(state);
       expect(auth_url.searchParams.get('code_challenge_method')).toBe('S256');
       expect(auth_url.searchParams.get('scope')).toBe('openid email profile');
       expect(auth_url.searchParams.get('redirect_uri')).toBe(`${worker.baseUrl}/auth/google/callback`);
 
-      const answer = await fetch(callback);
+      const answer = await finish(flow);
       expect(answer.status).toBe(200);
       const html = await answer.text();
       const bridge = bridgeTokens(html);
       expect(claimsOf(bridge.token)).toMatchObject({ email, username: 'Gina Google', provider: 'google' });
-      expect(html).toContain(JSON.stringify(`${APP_ORIGIN}/web/assets/login.html?token=`).slice(0, -1));
+      expect(html).toContain(JSON.stringify(`${APP_ORIGIN}/web/assets/login.html#token=`).slice(0, -1));
       sessionCookieOf(answer);
       const verifier = provider.tokenRequests.at(-1)!.code_verifier;
       expect(verifier).toMatch(/^[A-Za-z0-9_-]{43,}$/);
 
       // The state is single use.
-      const replay = await fetch(callback);
+      const replay = await finish(flow);
       expect(replay.status).toBe(400);
       expect(await replay.text()).toContain('Invalid or expired OAuth state');
     });
@@ -390,13 +400,13 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
     it('Discord: links by provider id on the next login, not by a second account', async () => {
       const email = freshEmail('discord');
       provider.loginAs({ id: `d-${email}`, username: 'dora', email, verified: true });
-      const first = bridgeTokens(await (await fetch((await authorize('discord')).callback)).text());
+      const first = bridgeTokens(await (await finish(await authorize('discord'))).text());
       const auth = (await authorize('discord')).auth_url;
       expect(auth.searchParams.get('code_challenge')).toBeNull();
       expect(auth.searchParams.get('scope')).toBe('identify email');
       // Same provider account, now with another e-mail: still the same user.
       provider.loginAs({ id: `d-${email}`, username: 'dora', email: freshEmail('changed'), verified: true });
-      const second = bridgeTokens(await (await fetch((await authorize('discord')).callback)).text());
+      const second = bridgeTokens(await (await finish(await authorize('discord'))).text());
       expect(second.userId).toBe(first.userId);
       const record = await get('/api_user_data', { authorization: `Bearer ${second.token}` });
       expect(((await record.json()) as any).result.data.providers).toEqual([
@@ -408,12 +418,12 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       const email = freshEmail('takeover');
       const owner = await users.create({ email, username: 'owner' });
       provider.loginAs({ id: `attacker-${email}`, username: 'mallory', email, verified: false });
-      const refused = await fetch((await authorize('discord')).callback);
+      const refused = await finish(await authorize('discord'));
       expect(refused.status).toBe(409);
       expect(await refused.text()).toContain('Sign-in failed');
 
       provider.loginAs({ sub: `g-owner-${email}`, email, email_verified: true, name: 'Owner' });
-      const linked = bridgeTokens(await (await fetch((await authorize('google')).callback)).text());
+      const linked = bridgeTokens(await (await finish(await authorize('google'))).text());
       expect(linked.userId).toBe(owner.id);
     });
 
@@ -422,10 +432,10 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
         400,
       );
       expect((await get('/auth/google/url?redirect_after=javascript:alert(1)')).status).toBe(400);
-      const { callback } = await authorize('discord');
-      const withoutState = new URL(callback);
+      const flow = await authorize('discord');
+      const withoutState = new URL(flow.callback);
       withoutState.searchParams.delete('state');
-      expect((await fetch(withoutState)).status).toBe(400);
+      expect((await fetch(withoutState, { headers: { cookie: flow.cookie } })).status).toBe(400);
       expect((await get('/auth/discord/callback?state=abc')).status).toBe(400);
       expect((await get('/auth/github/url')).status).toBe(404);
     });
@@ -442,7 +452,7 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
     it('escapes provider data in the bridge page (no script break-out)', async () => {
       const email = freshEmail('xss');
       provider.loginAs({ id: `x-${email}`, username: '</script><script>alert(1)</script>', email, verified: true });
-      const html = await (await fetch((await authorize('discord')).callback)).text();
+      const html = await (await finish(await authorize('discord'))).text();
       expect(html).not.toContain('<script>alert(1)');
       expect(html.match(/<script>/g)).toHaveLength(1);
     });

@@ -154,6 +154,13 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
       expect(await client.closedWith()).toEqual({ code: 1008, reason: 'Unauthorized' });
     });
 
+    it('closes with 1008 when a bad token comes with a valid session cookie', async () => {
+      const client = connect(`/ws/chat/room?token=${tokenWithLevel({ userId: 'usr_2', level: 1 }, -10)}`, {
+        headers: { cookie: sessionCookieFor(worker, { ...user, level: 1 }) },
+      });
+      expect(await client.closedWith()).toEqual({ code: 1008, reason: 'Unauthorized' });
+    });
+
     it('closes with 1008 when the token has expired', async () => {
       const client = connect(`/ws/chat/room?token=${tokenWithLevel({ userId: 'usr_2', level: 1 }, -10)}`);
       expect(await client.closedWith()).toEqual({ code: 1008, reason: 'Unauthorized' });

@@ -3,7 +3,8 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { PlatformError } from '../../../common/errors.js';
 import { COUNTER_STORE, type CounterStore } from '../../../counters/counter-store.js';
-import type { GatewayCaller, GatewayRequest } from '../gateway-caller.js';
+import type { AuthenticatedRequest } from '../../../auth/principal.js';
+import { gatewayCallerOf, type GatewayCaller } from '../gateway-caller.js';
 import { GatewaySettingsService } from '../gateway-settings.service.js';
 
 const BILLABLE = 'gateway:billable';
@@ -37,7 +38,7 @@ export class GatewayRateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     if (!this.reflector.getAllAndOverride<boolean>(BILLABLE, [context.getHandler(), context.getClass()])) return true;
-    const caller = context.switchToHttp().getRequest<GatewayRequest>().gatewayCaller;
+    const caller = gatewayCallerOf(context.switchToHttp().getRequest<AuthenticatedRequest>().principal);
     if (!caller?.userId || caller.tier === 'admin') return true;
     const limit = this.limitFor(caller.tier);
     const hit = await this.counters.increment(`gateway:rpm:${caller.userId}`, WINDOW_MS);

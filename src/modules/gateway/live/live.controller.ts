@@ -2,8 +2,9 @@ import { Body, Controller, Delete, Get, Param, Post, Req } from '@nestjs/common'
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Authenticated } from '../../../auth/access.decorators.js';
+import { CurrentCaller } from '../../../auth/current-caller.decorator.js';
 import { requestOrigin } from '../../../common/request-base-url.js';
-import { Caller, type GatewayCaller } from '../gateway-caller.js';
+import type { GatewayCaller } from '../gateway-caller.js';
 import { ClosedLiveSessionDto, CreateLiveSessionDto, LiveSessionDto, LiveSessionInfoDto } from './live.dto.js';
 import { LiveSessionsService } from './live-sessions.service.js';
 import { LiveVoiceSocket } from './live-voice.socket.js';
@@ -24,7 +25,7 @@ export class LiveController {
   @ApiBody({ type: CreateLiveSessionDto })
   @ApiCreatedResponse({ type: LiveSessionDto })
   async create(
-    @Caller() caller: GatewayCaller,
+    @CurrentCaller() caller: GatewayCaller,
     @Body() body: unknown,
     @Req() request: Request,
   ): Promise<LiveSessionDto> {
@@ -36,7 +37,7 @@ export class LiveController {
   @Get(':token')
   @ApiOperation({ summary: 'The session: expiry, configuration, turns so far' })
   @ApiOkResponse({ type: LiveSessionInfoDto })
-  async get(@Caller() caller: GatewayCaller, @Param('token') token: string): Promise<LiveSessionInfoDto> {
+  async get(@CurrentCaller() caller: GatewayCaller, @Param('token') token: string): Promise<LiveSessionInfoDto> {
     const session = await this.sessions.get(caller, token);
     return {
       token,
@@ -50,7 +51,7 @@ export class LiveController {
   @Delete(':token')
   @ApiOperation({ summary: 'Close the session (an open socket is closed with 1000)' })
   @ApiOkResponse({ type: ClosedLiveSessionDto })
-  async close(@Caller() caller: GatewayCaller, @Param('token') token: string): Promise<ClosedLiveSessionDto> {
+  async close(@CurrentCaller() caller: GatewayCaller, @Param('token') token: string): Promise<ClosedLiveSessionDto> {
     await this.sessions.close(caller, token);
     this.socket.disconnect(token);
     return { status: 'closed', token };

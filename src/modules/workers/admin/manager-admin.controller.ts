@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../../common/openapi.js';
 import type { ManagerProcess } from '../manager-process.js';
@@ -19,14 +19,12 @@ import {
   WorkerResultDto,
 } from './manager-admin.dto.js';
 import { MANAGER_PROCESS, MANAGER_SHUTDOWN } from './manager-admin.tokens.js';
-import { ManagerSecretGuard } from './manager-secret.guard.js';
 import { PlatformError } from '../../../common/errors.js';
 
 /** Seed 02 C admin API; nginx strips `/admin/manager`, direct callers may keep it, so both prefixes answer. */
 @ApiTags('manager')
 @ApiSecurity('cluster_secret')
 @ApiErrors({ 401: 'No X-Cluster-Secret header', 403: 'Wrong X-Cluster-Secret' })
-@UseGuards(ManagerSecretGuard)
 @Controller(['api', 'admin/manager/api'])
 export class ManagerAdminController {
   constructor(

@@ -3,7 +3,6 @@ import type { ManagerProcess } from '../manager-process.js';
 import { ManagerAdminController } from './manager-admin.controller.js';
 import { ManagerClusterController } from './manager-cluster.controller.js';
 import { MANAGER_PROCESS, MANAGER_SHUTDOWN } from './manager-admin.tokens.js';
-import { ManagerSecretGuard } from './manager-secret.guard.js';
 
 @Module({})
 export class ManagerAdminModule {
@@ -14,7 +13,6 @@ export class ManagerAdminModule {
       providers: [
         { provide: MANAGER_PROCESS, useValue: manager },
         { provide: MANAGER_SHUTDOWN, useValue: shutdown },
-        ManagerSecretGuard,
       ],
       exports: [MANAGER_PROCESS],
     };

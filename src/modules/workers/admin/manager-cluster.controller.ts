@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../../common/openapi.js';
 import { PlatformError } from '../../../common/errors.js';
@@ -12,13 +12,11 @@ import {
   JoinClusterDto,
 } from './manager-admin.dto.js';
 import { MANAGER_PROCESS } from './manager-admin.tokens.js';
-import { ManagerSecretGuard } from './manager-secret.guard.js';
 
 /** The cluster routes of the admin API (seed 02 C cluster rules; docs/workers.md § Cluster). */
 @ApiTags('manager cluster')
 @ApiSecurity('cluster_secret')
 @ApiErrors({ 401: 'No X-Cluster-Secret header', 403: 'Wrong X-Cluster-Secret' })
-@UseGuards(ManagerSecretGuard)
 @Controller(['api/cluster', 'admin/manager/api/cluster'])
 export class ManagerClusterController {
   constructor(@Inject(MANAGER_PROCESS) private readonly manager: ManagerProcess) {}
