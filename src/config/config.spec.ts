@@ -21,7 +21,7 @@ const MCP_DEFAULT_LIMITS = {
   sessionIdleSeconds: 3600,
   maxSessions: 10000,
   modsRescanSeconds: 5,
-  corsOrigins: ['*'],
+  corsOrigins: [],
 };
 
 describe('loadConfig', () => {
@@ -285,6 +285,15 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ MCP_MAX_RESULT_BYTES: '10', MCP_MAX_SESSIONS: '0' })).toThrow(
         /MCP_MAX_RESULT_BYTES[\s\S]*MCP_MAX_SESSIONS/,
       );
+    });
+
+    it('allows no origin but loopback pages by default and refuses MCP_CORS_ORIGINS entries that are no origins', () => {
+      expect(loadConfig({}).mcp.corsOrigins).toEqual([]);
+      expect(loadConfig({ MCP_CORS_ORIGINS: 'https://a.example/,*' }).mcp.corsOrigins).toEqual([
+        'https://a.example',
+        '*',
+      ]);
+      expect(() => loadConfig({ MCP_CORS_ORIGINS: 'null' })).toThrow(/MCP_CORS_ORIGINS entries must be origins/);
     });
 
     it("keeps PORT, HOST and WORKERS as the registry's, with REGISTRY_* taking precedence", () => {

@@ -6,6 +6,7 @@ export { McpToolsService, TOOLS_CHANGED, type McpTool, type McpToolResult } from
 export { McpDoorsService, presentedKey } from './mcp-doors.service.js';
 export { createMcpServer, PROTOCOL_VERSIONS, SERVER_NAME } from './mcp-protocol.js';
 export { callerFor, mayUseTool, permissionForTool, toolNameFor, type McpPrincipal } from './mcp-permissions.js';
+export { isLoopbackHost, mcpOriginRule } from './mcp-origins.js';
 export { MCP_SESSION_STORE, type McpSessionStore } from './mcp-sessions.js';
 export { findPython } from './python-runner.js';
 export { McpKeyEntity, McpSessionEntity } from './mcp-key.entity.js';
