@@ -30,6 +30,7 @@ export class WsWorkerMetricsController {
       refused_forbidden: stats.refused.forbidden,
       refused_overloaded: stats.refused.overloaded,
       refused_not_found: stats.refused.not_found,
+      refused_origin: stats.refused.origin,
     };
   }
 }

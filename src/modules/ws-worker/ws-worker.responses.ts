@@ -18,4 +18,6 @@ export class WsWorkerMetricsDto {
   @ApiProperty({ type: Number, description: 'Closed with 1013: connection limit' }) refused_overloaded: number;
   @ApiProperty({ type: Number, description: 'Upgrades refused with 404/409: no such handler' })
   refused_not_found: number;
+  @ApiProperty({ type: Number, description: 'Upgrades refused with 403: Origin of a page that may not connect' })
+  refused_origin: number;
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   Inject,
@@ -23,9 +23,11 @@ import { runAsCaller, type Caller } from '../app-core/caller.js';
 import { FunctionRegistryService } from '../app-core/function-registry.service.js';
 import { Result } from '../app-core/result.js';
 import { decideAccess } from '../http-worker/function-access.js';
+import { corsOriginRule } from '../http-worker/index.js';
 import { WsChannels } from '../app-core/ws-channels.js';
 import { WS_BROKER_TOPIC, readWsCommand, wsFrameText } from '../app-core/ws-commands.js';
 import { ConnectionHub } from './connection-hub.js';
+import { websocketOriginRule } from './ws-origin.js';
 import { resolveWsRoute, type WsRoute } from './ws-route.js';
 import { authenticateWith, credentialRequestOf, wsSessionOf, type WsSession } from './ws-session.js';
 
@@ -83,7 +85,7 @@ export interface WsWorkerStats {
   connectionsTotal: number;
   messagesReceived: number;
   handlerErrors: number;
-  refused: Record<'unauthorized' | 'forbidden' | 'overloaded' | 'not_found', number>;
+  refused: Record<'unauthorized' | 'forbidden' | 'overloaded' | 'not_found' | 'origin', number>;
 }
 
 /**
@@ -103,6 +105,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   private readonly options: WsWorkerConfig;
   private readonly sessionCookieName: string;
   private readonly openModules: readonly string[];
+  private readonly originAllowed: (origin: string | undefined, host: string | undefined) => boolean;
   private wss: WebSocketServer | null = null;
   private httpServer: Server | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
@@ -116,7 +119,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     connectionsTotal: 0,
     messagesReceived: 0,
     handlerErrors: 0,
-    refused: { unauthorized: 0, forbidden: 0, overloaded: 0, not_found: 0 },
+    refused: { unauthorized: 0, forbidden: 0, overloaded: 0, not_found: 0, origin: 0 },
   };
 
   constructor(
@@ -131,6 +134,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   ) {
     this.options = config.wsWorker;
     this.openModules = config.httpWorker.openModules;
+    this.originAllowed = websocketOriginRule(corsOriginRule(config.httpWorker.corsOrigins));
     this.sessionCookieName = sessions?.cookieName ?? 'tb_session';
   }
 
@@ -182,6 +186,17 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
 
   private async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => undefined);
+    const origin = request.headers.origin;
+    if (!this.originAllowed(origin, request.headers.host)) {
+      // Before the handshake: a page of another site learns nothing, not even whether the handler exists.
+      this.stats.refused.origin += 1;
+      rejectUpgrade(
+        socket,
+        403,
+        `Origin ${origin} may not open WebSocket connections here (allowed: this site, CORS_ORIGINS, localhost, Tauri)`,
+      );
+      return;
+    }
     const url = new URL(request.url ?? '/', 'http://worker');
     const routed = resolveWsRoute(url.pathname, this.functions);
     if (!('route' in routed)) {
@@ -360,9 +375,12 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   }
 }
 
-function rejectUpgrade(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ error: status === 404 ? 'NOT_FOUND' : 'CONFLICT', message });
-  const reason = status === 404 ? 'Not Found' : 'Conflict';
+const UPGRADE_ERRORS: Record<number, string> = { 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT' };
+
+/** Answers an upgrade request with a plain HTTP error (no handshake): `{error, message}` as JSON. */
+function rejectUpgrade(socket: Duplex, status: 403 | 404 | 409, message: string): void {
+  const body = JSON.stringify({ error: UPGRADE_ERRORS[status], message });
+  const reason = STATUS_CODES[status];
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
