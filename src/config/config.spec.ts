@@ -37,6 +37,21 @@ describe('loadConfig', () => {
       expect(config.messageBroker).toBe('ipc');
     });
 
+    it('reads the WebSocket worker per-client limits, defaulting to 100 per address, 20 per user, 80 % anonymous', () => {
+      expect(loadConfig({}).wsWorker).toMatchObject({
+        maxConnectionsPerIp: 100,
+        maxConnectionsPerUser: 20,
+        anonymousMaxPercent: 80,
+      });
+      expect(
+        loadConfig({ WS_MAX_CONNECTIONS_PER_IP: '3', WS_MAX_CONNECTIONS_PER_USER: '2', WS_ANONYMOUS_MAX_PERCENT: '0' })
+          .wsWorker,
+      ).toMatchObject({ maxConnectionsPerIp: 3, maxConnectionsPerUser: 2, anonymousMaxPercent: 0 });
+      expect(() => loadConfig({ WS_MAX_CONNECTIONS_PER_IP: '0', WS_ANONYMOUS_MAX_PERCENT: '101' })).toThrow(
+        /WS_MAX_CONNECTIONS_PER_IP[\s\S]*WS_ANONYMOUS_MAX_PERCENT/,
+      );
+    });
+
     it('refuses MESSAGE_BROKER=redis without REDIS_URL and an unknown broker', () => {
       expect(() => loadConfig({ MESSAGE_BROKER: 'redis' })).toThrow(/MESSAGE_BROKER=redis needs REDIS_URL/);
       expect(() => loadConfig({ MESSAGE_BROKER: 'zmq' })).toThrow(/MESSAGE_BROKER must be one of/);
@@ -90,6 +105,9 @@ describe('loadConfig', () => {
         basePort: 8100,
         count: 1,
         maxConnections: 10_000,
+        maxConnectionsPerIp: 100,
+        maxConnectionsPerUser: 20,
+        anonymousMaxPercent: 80,
         maxMessageBytes: 1024 * 1024,
         pingIntervalSeconds: 30,
       });
@@ -220,6 +238,9 @@ describe('loadConfig', () => {
         basePort: 9100,
         count: 2,
         maxConnections: 10_000,
+        maxConnectionsPerIp: 100,
+        maxConnectionsPerUser: 20,
+        anonymousMaxPercent: 80,
         maxMessageBytes: 1024 * 1024,
         pingIntervalSeconds: 30,
       });
