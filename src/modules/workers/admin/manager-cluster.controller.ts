@@ -11,6 +11,7 @@ import {
   ClusterVerifyDto,
   JoinClusterDto,
 } from './manager-admin.dto.js';
+import { ApiRefusesForms } from './cross-site-forms.js';
 import { MANAGER_PROCESS } from './manager-admin.tokens.js';
 import { ManagerSecretGuard } from './manager-secret.guard.js';
 
@@ -31,6 +32,7 @@ export class ManagerClusterController {
   }
 
   @Post('join')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Verify a remote manager with the secret, keep it (DATA_DIR/cluster-nodes.json) and poll it',
@@ -54,6 +56,7 @@ export class ManagerClusterController {
   }
 
   @Delete('nodes/:id')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({ summary: 'Leave a node (id = host:port): its workers leave the nginx backups' })
   @ApiOkResponse({ type: AcceptedDto })
