@@ -1,7 +1,9 @@
 /**
- * Whether a WebSocket handshake's `Origin` may open a connection. A browser sends the user's cookies with a
- * handshake started by any page and applies no CORS to it, so without this check every site the user visits could
- * open a connection as that user (cross-site WebSocket hijacking). Allowed:
+ * Whether a WebSocket handshake's `Origin` may open a connection. A browser applies no CORS to a handshake and sends
+ * the user's cookies with it; `SameSite=Lax` on `tb_session` keeps them off handshakes of other sites in current
+ * browsers only, not off those of a page of the same site (another subdomain or port) nor in browsers that ignore
+ * the attribute. Without this check such a page could open a connection as that user (cross-site WebSocket
+ * hijacking). Allowed:
  * - the origins the HTTP workers answer with credentials (`corsRule`: CORS_ORIGINS, Tauri, any-port localhost);
  * - the page's own site: an `Origin` whose host and port are the request's `Host`, as for a page served by the same
  *   proxy (the scheme is not compared: TLS may end at the proxy);
