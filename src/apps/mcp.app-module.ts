@@ -6,7 +6,15 @@ import { ConfigModule } from '../config/config.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
-import { McpToolsService, McpTransportModule, findPython, type McpOptions } from '../modules/mcp/index.js';
+import { PlatformError } from '../common/errors.js';
+import {
+  McpToolsService,
+  McpTransportModule,
+  findPython,
+  isLoopbackHost,
+  mcpOriginRule,
+  type McpOptions,
+} from '../modules/mcp/index.js';
 import { ModsModule } from '../modules/mods/index.js';
 import { appCoreOptionsFrom } from './app-core.app-module.js';
 import type { HttpAppOptions } from './create-http-app.js';
@@ -81,31 +89,49 @@ export function mcpHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   };
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
-
-function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host.toLowerCase());
-}
-
-/** The host name of a `Host` header or an origin URL, without port. */
+/** The host name of a `Host` header, without port. */
 function hostnameOf(value: string): string | null {
   try {
-    return new URL(value.includes('://') ? value : `http://${value}`).hostname;
+    return new URL(`http://${value}`).hostname;
   } catch {
     return null;
   }
 }
 
 /**
- * Before every route: DNS-rebinding protection when bound to loopback (a browser page of another site
- * may not reach the server: its `Origin` and `Host` must be loopback names, else 403), CORS exposing
- * `Mcp-Session-Id`, and the request counters `/status` reports.
+ * Before every route: the `Origin` of a browser request must be allowed (`mcpOriginRule`: loopback pages and
+ * MCP_CORS_ORIGINS, never `null`), else 403 — a request without one (an MCP client, curl) passes; when bound to
+ * loopback the `Host` must be a loopback name too (DNS rebinding: a foreign page resolved to 127.0.0.1 still
+ * sends its own name), else 403. Then CORS for the allowed origins, answered with that origin (never `*`) and
+ * no credentials (keys travel in headers), exposing `Mcp-Session-Id`; then the request counters of `/status`.
  */
 export function secureMcpHttp(app: INestApplication, config: PlatformConfig): void {
   const tools = app.get(McpToolsService);
-  const loopbackOnly = isLoopback(config.mcp.host);
+  const loopbackOnly = isLoopbackHost(config.mcp.host);
+  const originAllowed = mcpOriginRule(config.mcp.corsOrigins);
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined && !originAllowed(origin))
+      return next(
+        new PlatformError(
+          'FORBIDDEN',
+          `Refused Origin ${origin}: web pages may call this server only from loopback origins or MCP_CORS_ORIGINS`,
+        ),
+      );
+    const host = request.headers.host;
+    if (loopbackOnly && typeof host === 'string' && !isLoopbackHost(hostnameOf(host) ?? ''))
+      return next(
+        new PlatformError(
+          'FORBIDDEN',
+          `Refused Host ${host}: this server answers localhost only (DNS-rebinding protection)`,
+        ),
+      );
+    next();
+  });
   app.enableCors({
-    origin: config.mcp.corsOrigins.includes('*') ? '*' : config.mcp.corsOrigins,
+    origin: (origin: string | undefined, answer: (error: Error | null, allow?: boolean) => void) =>
+      answer(null, origin !== undefined && originAllowed(origin)),
+    credentials: false,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     allowedHeaders: [
       'Content-Type',
@@ -117,20 +143,7 @@ export function secureMcpHttp(app: INestApplication, config: PlatformConfig): vo
     ],
     exposedHeaders: ['Mcp-Session-Id', 'MCP-Protocol-Version'],
   });
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    if (loopbackOnly) {
-      const origin = request.headers.origin;
-      const host = request.headers.host;
-      const badOrigin = typeof origin === 'string' && origin !== 'null' && !isLoopback(hostnameOf(origin) ?? '');
-      const badHost = typeof host === 'string' && !isLoopback(hostnameOf(host) ?? '');
-      if (badOrigin || badHost) {
-        response.status(403).json({
-          code: 'FORBIDDEN',
-          message: `Refused ${badOrigin ? `Origin ${origin}` : `Host ${host}`}: this server answers localhost only (DNS-rebinding protection)`,
-        });
-        return;
-      }
-    }
+  app.use((_request: Request, response: Response, next: NextFunction) => {
     const started = performance.now();
     response.on('finish', () => tools.stats.recordRequest(performance.now() - started, response.statusCode >= 400));
     next();

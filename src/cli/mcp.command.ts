@@ -44,6 +44,9 @@ export async function runMcpCommand(argv: string[], io: CommandIo = processIo())
   if (values.stdio) return serveStdio(config, io, noAuth);
   if (noAuth && !['127.0.0.1', 'localhost', '::1'].includes(config.mcp.host))
     throw new UsageError('--no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1)');
+  // Without keys the origin rule is all that keeps a foreign web page from calling tools as an admin.
+  if (noAuth && config.mcp.corsOrigins.includes('*'))
+    throw new UsageError('--no-auth cannot be combined with MCP_CORS_ORIGINS=*: every web page could call tools');
   await migrateDatabase(config.database);
   const app = await createHttpApp(McpAppModule.forRoot(config, { mode: 'http', noAuth }), mcpHttpAppOptions(config));
   secureMcpHttp(app, config);

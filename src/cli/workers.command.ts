@@ -223,6 +223,8 @@ export async function managerRequest(config: PlatformConfig, method: string, pat
     method,
     headers: {
       'x-cluster-secret': state.secret,
+      // State-changing admin calls must show they come from no form (the manager refuses those with 415).
+      'x-requested-with': 'tb',
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),

@@ -32,7 +32,7 @@ export class ErrorResponseDto {
 
 /** Error statuses a route documents, each with its cause; the body is always `ErrorResponseDto`. */
 export const ApiErrors = (
-  causes: Partial<Record<400 | 401 | 403 | 404 | 409 | 413 | 416 | 422 | 429 | 502 | 503, string>>,
+  causes: Partial<Record<400 | 401 | 403 | 404 | 409 | 413 | 415 | 416 | 422 | 429 | 502 | 503, string>>,
 ) =>
   applyDecorators(
     ...Object.entries(causes).map(([status, description]) =>

@@ -21,7 +21,7 @@ const MCP_DEFAULT_LIMITS = {
   sessionIdleSeconds: 3600,
   maxSessions: 10000,
   modsRescanSeconds: 5,
-  corsOrigins: ['*'],
+  corsOrigins: [],
 };
 
 describe('loadConfig', () => {
@@ -35,6 +35,21 @@ describe('loadConfig', () => {
       });
       expect(config.wsWorker).toMatchObject({ maxConnections: 5, maxMessageBytes: 2048, pingIntervalSeconds: 0.2 });
       expect(config.messageBroker).toBe('ipc');
+    });
+
+    it('reads the WebSocket worker per-client limits, defaulting to 100 per address, 20 per user, 80 % anonymous', () => {
+      expect(loadConfig({}).wsWorker).toMatchObject({
+        maxConnectionsPerIp: 100,
+        maxConnectionsPerUser: 20,
+        anonymousMaxPercent: 80,
+      });
+      expect(
+        loadConfig({ WS_MAX_CONNECTIONS_PER_IP: '3', WS_MAX_CONNECTIONS_PER_USER: '2', WS_ANONYMOUS_MAX_PERCENT: '0' })
+          .wsWorker,
+      ).toMatchObject({ maxConnectionsPerIp: 3, maxConnectionsPerUser: 2, anonymousMaxPercent: 0 });
+      expect(() => loadConfig({ WS_MAX_CONNECTIONS_PER_IP: '0', WS_ANONYMOUS_MAX_PERCENT: '101' })).toThrow(
+        /WS_MAX_CONNECTIONS_PER_IP[\s\S]*WS_ANONYMOUS_MAX_PERCENT/,
+      );
     });
 
     it('refuses MESSAGE_BROKER=redis without REDIS_URL and an unknown broker', () => {
@@ -90,6 +105,9 @@ describe('loadConfig', () => {
         basePort: 8100,
         count: 1,
         maxConnections: 10_000,
+        maxConnectionsPerIp: 100,
+        maxConnectionsPerUser: 20,
+        anonymousMaxPercent: 80,
         maxMessageBytes: 1024 * 1024,
         pingIntervalSeconds: 30,
       });
@@ -220,6 +238,9 @@ describe('loadConfig', () => {
         basePort: 9100,
         count: 2,
         maxConnections: 10_000,
+        maxConnectionsPerIp: 100,
+        maxConnectionsPerUser: 20,
+        anonymousMaxPercent: 80,
         maxMessageBytes: 1024 * 1024,
         pingIntervalSeconds: 30,
       });
@@ -285,6 +306,15 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ MCP_MAX_RESULT_BYTES: '10', MCP_MAX_SESSIONS: '0' })).toThrow(
         /MCP_MAX_RESULT_BYTES[\s\S]*MCP_MAX_SESSIONS/,
       );
+    });
+
+    it('allows no origin but loopback pages by default and refuses MCP_CORS_ORIGINS entries that are no origins', () => {
+      expect(loadConfig({}).mcp.corsOrigins).toEqual([]);
+      expect(loadConfig({ MCP_CORS_ORIGINS: 'https://a.example/,*' }).mcp.corsOrigins).toEqual([
+        'https://a.example',
+        '*',
+      ]);
+      expect(() => loadConfig({ MCP_CORS_ORIGINS: 'null' })).toThrow(/MCP_CORS_ORIGINS entries must be origins/);
     });
 
     it("keeps PORT, HOST and WORKERS as the registry's, with REGISTRY_* taking precedence", () => {

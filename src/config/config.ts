@@ -41,7 +41,10 @@ export interface McpConfig extends ListenConfig {
   maxSessions: number;
   /** MCP_MODS_RESCAN_SECONDS: how often MODS_DIR is checked for newly installed mods (5; 0: never). */
   modsRescanSeconds: number;
-  /** MCP_CORS_ORIGINS: origins allowed cross-origin (default `*`; keys travel in headers, not cookies). */
+  /**
+   * MCP_CORS_ORIGINS: origins whose pages may call the transport besides loopback ones (none by default; `*` = every
+   * origin, refused with `--no-auth`); `null` never passes. Keys travel in headers, never cookies.
+   */
   corsOrigins: string[];
 }
 
@@ -170,6 +173,15 @@ export interface RegistryConfig extends ListenConfig {
 export interface WsWorkerConfig extends WorkerPoolConfig {
   /** WS_MAX_CONNECTIONS: connections beyond it are closed with 1013 (default 10,000). */
   maxConnections: number;
+  /** WS_MAX_CONNECTIONS_PER_IP: connections of one client address (an IPv6 client: its /64) (default 100). */
+  maxConnectionsPerIp: number;
+  /** WS_MAX_CONNECTIONS_PER_USER: connections of one signed-in user, from any address (default 20). */
+  maxConnectionsPerUser: number;
+  /**
+   * WS_ANONYMOUS_MAX_PERCENT: the share of WS_MAX_CONNECTIONS connections without a signed-in user may take
+   * (default 80: the last 20 % wait for signed-in users).
+   */
+  anonymousMaxPercent: number;
   /** WS_MAX_MESSAGE_BYTES: a larger frame closes the connection with 1009 (default 1 MiB). */
   maxMessageBytes: number;
   /** WS_PING_INTERVAL_SECONDS: ping every connection; one that has not answered the previous ping is dropped (30). */
@@ -605,6 +617,9 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     wsWorker: {
       ...read.workerPool('WS_WORKER', 8100, 1),
       maxConnections: read.integer('WS_MAX_CONNECTIONS', 10_000, { min: 1 }),
+      maxConnectionsPerIp: read.integer('WS_MAX_CONNECTIONS_PER_IP', 100, { min: 1 }),
+      maxConnectionsPerUser: read.integer('WS_MAX_CONNECTIONS_PER_USER', 20, { min: 1 }),
+      anonymousMaxPercent: read.integer('WS_ANONYMOUS_MAX_PERCENT', 80, { min: 0, max: 100 }),
       maxMessageBytes: read.integer('WS_MAX_MESSAGE_BYTES', MiB, { min: 1 }),
       pingIntervalSeconds: read.number('WS_PING_INTERVAL_SECONDS', 30, { min: 0.01 }),
     },
@@ -650,7 +665,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       sessionIdleSeconds: read.number('MCP_SESSION_IDLE_SECONDS', 3600, { min: 0.001 }),
       maxSessions: read.integer('MCP_MAX_SESSIONS', 10_000, { min: 1 }),
       modsRescanSeconds: read.number('MCP_MODS_RESCAN_SECONDS', 5, { min: 0 }),
-      corsOrigins: read.list('MCP_CORS_ORIGINS').length > 0 ? read.list('MCP_CORS_ORIGINS') : ['*'],
+      corsOrigins: originList(read, 'MCP_CORS_ORIGINS'),
     },
     gateway: {
       host: read.string('GATEWAY_HOST') ?? '127.0.0.1',
@@ -704,11 +719,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
 }
 function httpWorkerSection(read: EnvironmentReader, dataDir: string, options: LoadConfigOptions): HttpWorkerConfig {
   const pool = read.workerPool('HTTP_WORKER', 8000, 4);
-  const corsOrigins = read.list('CORS_ORIGINS').map((origin) => origin.replace(/\/+$/, ''));
-  for (const origin of corsOrigins) {
-    if (origin !== '*' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/i.test(origin))
-      read.problems.push(`CORS_ORIGINS entries must be origins like https://app.example.com (got "${origin}")`);
-  }
+  const corsOrigins = originList(read, 'CORS_ORIGINS');
   return {
     ...pool,
     basePort: options.httpWorkerPort ?? pool.basePort,
@@ -722,6 +733,16 @@ function httpWorkerSection(read: EnvironmentReader, dataDir: string, options: Lo
     clientLogMaxBytes: read.integer('CLIENT_LOG_MAX_BYTES', 64 * 1024, { min: 256, max: 16 * MiB }),
     secureCookies: read.string('NODE_ENV') !== 'development',
   };
+}
+
+/** A comma-separated list of origins (`scheme://host[:port]`, trailing slashes dropped) or `*`. */
+function originList(read: EnvironmentReader, name: string): string[] {
+  const origins = read.list(name).map((origin) => origin.replace(/\/+$/, ''));
+  for (const origin of origins) {
+    if (origin !== '*' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/i.test(origin))
+      read.problems.push(`${name} entries must be origins like https://app.example.com (got "${origin}")`);
+  }
+  return origins;
 }
 
 /** An http(s) URL setting, or a problem reported with the others. */

@@ -96,6 +96,8 @@ export async function startManager(
       headers: {
         ...(init.secret === null ? {} : { 'x-cluster-secret': init.secret ?? state.secret }),
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        // What the CLI and the dashboard send: state-changing calls must show they come from a script.
+        'x-requested-with': 'tb-test',
       },
       body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
     });

@@ -39,8 +39,15 @@ export interface McpUnderTest {
   close(): Promise<void>;
 }
 
-/** Starts `tb mcp` in process on a free port, with a fresh workspace, docs, the limits mod and the backend's stores. */
-export async function startMcp(backend: Backend, env: Record<string, string> = {}): Promise<McpUnderTest> {
+/**
+ * Starts `tb mcp` in process on a free port, with a fresh workspace, docs, the limits mod and the backend's stores
+ * (`noAuth`: as `tb mcp --no-auth`).
+ */
+export async function startMcp(
+  backend: Backend,
+  env: Record<string, string> = {},
+  { noAuth = false }: { noAuth?: boolean } = {},
+): Promise<McpUnderTest> {
   const workspace = await mkdtemp(join(tmpdir(), 'tb-mcp-e2e-'));
   const modsDir = join(workspace, 'mods');
   await mkdir(join(modsDir, 'limits'), { recursive: true });
@@ -65,7 +72,7 @@ export async function startMcp(backend: Backend, env: Record<string, string> = {
     },
     { services: ['mcp'] },
   );
-  const app = await createHttpApp(McpAppModule.forRoot(config, { mode: 'http' }), {
+  const app = await createHttpApp(McpAppModule.forRoot(config, { mode: 'http', noAuth }), {
     ...mcpHttpAppOptions(config),
     logger: ['error'],
   });

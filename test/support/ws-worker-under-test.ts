@@ -171,9 +171,20 @@ export class WsClient {
     });
     this.opened = new Promise((resolve, reject) => {
       this.socket.once('open', () => resolve());
-      this.socket.once('unexpected-response', (_request, response) =>
-        reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode })),
-      );
+      this.socket.once('unexpected-response', (_request, response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.once('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode, body }));
+        });
+      });
       this.socket.once('close', (code, reason) => {
         reject(new Error(`closed ${code} before opening`));
         this.closed = { code, reason: reason.toString() };

@@ -21,9 +21,12 @@ let actionsStarted = 0;
 /** The rolling update this page started or saw running: its end is announced once. */
 let followedUpdate = null;
 
-/** An admin API call with the secret when this tab has one; a 401/403 asks for it (again). */
+/**
+ * An admin API call with the secret when this tab has one; a 401/403 asks for it (again). X-Requested-With tells
+ * the manager the call comes from a script, not a form of another site (it refuses state changes without it).
+ */
 async function call(path, options = {}) {
-  const headers = secret ? { 'X-Cluster-Secret': secret } : {};
+  const headers = { 'X-Requested-With': 'XMLHttpRequest', ...(secret ? { 'X-Cluster-Secret': secret } : {}) };
   try {
     return await api(path, { ...options, headers });
   } catch (error) {

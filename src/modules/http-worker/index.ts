@@ -1,4 +1,5 @@
 /** Public API of the HTTP worker module (what the app module, the CLI and the tests import). */
+export { corsOriginRule } from './cors-origins.js';
 export { HttpWorkerModule } from './http-worker.module.js';
 export { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
 export { WorkerLifecycle } from './worker-lifecycle.js';

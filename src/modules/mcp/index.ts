@@ -15,6 +15,7 @@ export {
   toolNameFor,
   type McpPrincipal,
 } from './mcp-permissions.js';
+export { isLoopbackHost, mcpOriginRule } from './mcp-origins.js';
 export { MCP_SESSION_STORE, type McpSessionStore } from './mcp-sessions.js';
 export { findPython } from './python-runner.js';
 export { McpKeyEntity, McpSessionEntity } from './mcp-key.entity.js';

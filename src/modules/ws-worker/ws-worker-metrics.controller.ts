@@ -30,6 +30,10 @@ export class WsWorkerMetricsController {
       refused_forbidden: stats.refused.forbidden,
       refused_overloaded: stats.refused.overloaded,
       refused_not_found: stats.refused.not_found,
+      refused_origin: stats.refused.origin,
+      refused_per_address: stats.refused.per_address,
+      refused_per_user: stats.refused.per_user,
+      refused_anonymous_share: stats.refused.anonymous_share,
     };
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   Inject,
@@ -10,7 +10,9 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import type { Application } from 'express';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { clientAddressOf } from '../../common/client-address.js';
 import { PlatformError } from '../../common/errors.js';
 import { Authenticator } from '../../auth/authenticator.js';
 import type { Principal } from '../../auth/principal.js';
@@ -29,9 +31,12 @@ import { runAsCaller, type Caller } from '../app-core/caller.js';
 import { FunctionRegistryService } from '../app-core/function-registry.service.js';
 import { Result } from '../app-core/result.js';
 import { decideAccess } from '../http-worker/function-access.js';
+import { corsOriginRule } from '../http-worker/index.js';
 import { WsChannels } from '../app-core/ws-channels.js';
 import { WS_BROKER_TOPIC, readWsCommand, wsFrameText } from '../app-core/ws-commands.js';
 import { ConnectionHub } from './connection-hub.js';
+import { addressKey, ConnectionSlots, type SlotRefusal } from './connection-slots.js';
+import { websocketOriginRule } from './ws-origin.js';
 import { resolveWsRoute, type WsRoute } from './ws-route.js';
 import { credentialRequestOf, wsSessionOf, type WsSession } from './ws-session.js';
 
@@ -93,7 +98,17 @@ export interface WsWorkerStats {
   connectionsTotal: number;
   messagesReceived: number;
   handlerErrors: number;
-  refused: Record<'unauthorized' | 'forbidden' | 'overloaded' | 'not_found', number>;
+  refused: Record<
+    | 'unauthorized'
+    | 'forbidden'
+    | 'overloaded'
+    | 'not_found'
+    | 'origin'
+    | 'per_address'
+    | 'per_user'
+    | 'anonymous_share',
+    number
+  >;
 }
 
 /**
@@ -113,13 +128,15 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   private readonly options: WsWorkerConfig;
   private readonly sessionCookieName: string;
   private readonly openModules: readonly string[];
+  private readonly originAllowed: (origin: string | undefined, host: string | undefined) => boolean;
   private wss: WebSocketServer | null = null;
   private httpServer: Server | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
   private unsubscribeRevocations: (() => Promise<void>) | null = null;
-  /** Handshakes admitted but not yet open: they count against the connection limit. */
-  private pendingUpgrades = 0;
+  /** Every connection from its handshake until it closes, by client address, by user and anonymous. */
+  private readonly slots: ConnectionSlots;
+  private expressApp: Application | null = null;
   private readonly upgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) =>
     void this.handleUpgrade(request, socket, head);
   readonly stats: WsWorkerStats = {
@@ -127,7 +144,16 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     connectionsTotal: 0,
     messagesReceived: 0,
     handlerErrors: 0,
-    refused: { unauthorized: 0, forbidden: 0, overloaded: 0, not_found: 0 },
+    refused: {
+      unauthorized: 0,
+      forbidden: 0,
+      overloaded: 0,
+      not_found: 0,
+      origin: 0,
+      per_address: 0,
+      per_user: 0,
+      anonymous_share: 0,
+    },
   };
 
   constructor(
@@ -142,6 +168,13 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   ) {
     this.options = config.wsWorker;
     this.openModules = config.httpWorker.openModules;
+    this.originAllowed = websocketOriginRule(corsOriginRule(config.httpWorker.corsOrigins));
+    this.slots = new ConnectionSlots({
+      total: this.options.maxConnections,
+      perAddress: this.options.maxConnectionsPerIp,
+      perUser: this.options.maxConnectionsPerUser,
+      anonymous: Math.floor((this.options.maxConnections * this.options.anonymousMaxPercent) / 100),
+    });
     this.sessionCookieName = sessions?.cookieName ?? 'tb_session';
   }
 
@@ -156,6 +189,7 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       perMessageDeflate: false,
     });
     this.httpServer = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    this.expressApp = this.adapterHost.httpAdapter.getInstance<Application>();
     this.httpServer.on('upgrade', this.upgradeListener);
     this.channels.attachLocal({
       holds: (connId) => this.hub.holds(connId),
@@ -198,6 +232,17 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
 
   private async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => undefined);
+    const origin = request.headers.origin;
+    if (!this.originAllowed(origin, request.headers.host)) {
+      // Before the handshake: a page of another site learns nothing, not even whether the handler exists.
+      this.stats.refused.origin += 1;
+      rejectUpgrade(
+        socket,
+        403,
+        `Origin ${origin} may not open WebSocket connections here (allowed: this site, CORS_ORIGINS, localhost, Tauri)`,
+      );
+      return;
+    }
     const url = new URL(request.url ?? '/', 'http://worker');
     const routed = resolveWsRoute(url.pathname, this.functions);
     if (!('route' in routed)) {
@@ -206,19 +251,13 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
       return;
     }
     const { route } = routed;
-    // Counted before the handshake: concurrent upgrades must not all slip under the limit.
-    if (this.hub.size + this.pendingUpgrades >= this.options.maxConnections) {
-      this.stats.refused.overloaded += 1;
-      return this.acceptThenClose(request, socket, head, WS_CLOSE.TRY_AGAIN_LATER, 'Server overloaded');
-    }
-    // Counted until the connection opens or the handshake is abandoned (the client may go away while
-    // its credential is checked, and then the handshake callback never runs).
-    this.pendingUpgrades += 1;
-    let pending = true;
-    const release = () => {
-      if (pending) this.pendingUpgrades -= 1;
-      pending = false;
-    };
+    // Counted before the handshake, so concurrent upgrades cannot all slip under a limit; the client address is
+    // the one Express gives this app's requests (a trusted proxy's X-Forwarded-For, else the peer).
+    const slot = this.slots.reserve(addressKey(clientAddressOf(request, this.expressApp!)));
+    if (typeof slot === 'string') return this.refuseSlot(request, socket, head, slot);
+    // Held until the socket closes: when the connection ends, or when the handshake is abandoned (the client may
+    // go away while its credential is checked, and then the handshake callback never runs).
+    const release = slot.release;
     socket.once('close', release);
     let principal: Principal | null;
     try {
@@ -256,11 +295,41 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
         anonymous ? 'Unauthorized' : 'Forbidden: insufficient access level',
       );
     }
-    this.wss!.handleUpgrade(request, socket, head, (ws) => {
-      socket.off('close', release);
+    const refusal = slot.assign(session.authenticated ? session.user_id : null);
+    if (refusal) {
       release();
-      this.open(ws, route, url.pathname, session, principal);
-    });
+      return this.refuseSlot(request, socket, head, refusal);
+    }
+    this.wss!.handleUpgrade(request, socket, head, (ws) => this.open(ws, route, url.pathname, session, principal));
+  }
+
+  /**
+   * A connection over a limit is accepted and closed at once, because a browser reads the close code and reason
+   * but never the status of a refused handshake: 1008 when this client (its address or its user) holds as many as
+   * one may, 1013 (try again later) when the worker is full or only the slots kept for signed-in users are left.
+   */
+  private refuseSlot(request: IncomingMessage, socket: Duplex, head: Buffer, refusal: SlotRefusal): void {
+    const answers: Record<SlotRefusal, { code: number; reason: string; counter: keyof WsWorkerStats['refused'] }> = {
+      overloaded: { code: WS_CLOSE.TRY_AGAIN_LATER, reason: 'Server overloaded', counter: 'overloaded' },
+      address: {
+        code: WS_CLOSE.POLICY_VIOLATION,
+        reason: `Too many connections from this address (limit ${this.options.maxConnectionsPerIp})`,
+        counter: 'per_address',
+      },
+      user: {
+        code: WS_CLOSE.POLICY_VIOLATION,
+        reason: `Too many connections for this user (limit ${this.options.maxConnectionsPerUser})`,
+        counter: 'per_user',
+      },
+      anonymous: {
+        code: WS_CLOSE.TRY_AGAIN_LATER,
+        reason: 'Server busy: the remaining connections are kept for signed-in users',
+        counter: 'anonymous_share',
+      },
+    };
+    const { code, reason, counter } = answers[refusal];
+    this.stats.refused[counter] += 1;
+    this.acceptThenClose(request, socket, head, code, reason);
   }
 
   /** A close code needs a WebSocket: complete the handshake, then close with the code and reason. */
@@ -402,9 +471,12 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   }
 }
 
-function rejectUpgrade(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ error: status === 404 ? 'NOT_FOUND' : 'CONFLICT', message });
-  const reason = status === 404 ? 'Not Found' : 'Conflict';
+const UPGRADE_ERRORS: Record<number, string> = { 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT' };
+
+/** Answers an upgrade request with a plain HTTP error (no handshake): `{error, message}` as JSON. */
+function rejectUpgrade(socket: Duplex, status: 403 | 404 | 409, message: string): void {
+  const body = JSON.stringify({ error: UPGRADE_ERRORS[status], message });
+  const reason = STATUS_CODES[status];
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

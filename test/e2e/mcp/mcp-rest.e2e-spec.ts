@@ -455,6 +455,140 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
       const actual = await post('/mcp/tools/list', reader, {}, { origin: 'http://localhost:6274' });
       expect(actual.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/i);
     });
+
+    it('refuses Origin null with 403, even with a valid key', async () => {
+      const answer = await post('/mcp/tools/list', reader, {}, { origin: 'null' });
+      expect(answer.status).toBe(403);
+      expect(answer.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('Origin null') });
+    });
+
+    it('answers an allowed origin with that origin, never * and never with credentials', async () => {
+      const answer = await post('/mcp/tools/list', reader, {}, { origin: 'http://localhost:6274' });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+      expect(answer.headers.get('vary')).toMatch(/Origin/i);
+      expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
+    });
+
+    it("refuses a foreign origin's preflight with 403 and no Access-Control-Allow-Origin", async () => {
+      const answer = await call('OPTIONS', '/mcp/tools/call', undefined, undefined, {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      });
+      expect(answer.status).toBe(403);
+      expect(answer.body).toMatchObject({ code: 'FORBIDDEN' });
+      expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+});
+
+/** A request to a running MCP server with a browser's `Origin` (no key unless given). */
+async function fromOrigin(mcp: McpUnderTest, path: string, origin: string, body: unknown, headers = {}) {
+  const response = await fetch(`${mcp.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+
+const ECHO_CALL = { name: 'limits_echo', arguments: { text: 'hi' } };
+
+// `tb mcp --no-auth`: no key stands between a web page and the tools, so its Origin decides alone.
+describe.each(backends())('MCP transport with --no-auth on $name', (backend) => {
+  let mcp: McpUnderTest;
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false);
+    mcp = await startMcp(backend, {}, { noAuth: true });
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+  });
+
+  it('lets a page on a loopback origin call a tool without a key', async () => {
+    const answer = await fromOrigin(mcp, '/mcp/tools/call', 'http://localhost:6274', ECHO_CALL);
+    expect(answer.status).toBe(200);
+    expect(answer.body.isError).toBe(false);
+  });
+
+  it('refuses a tool call from Origin null (a sandboxed iframe) with 403', async () => {
+    const answer = await fromOrigin(mcp, '/mcp/tools/call', 'null', ECHO_CALL);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('Origin null') });
+    expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses a JSON-RPC tools/call on /mcp from Origin null with 403', async () => {
+    const answer = await fromOrigin(
+      mcp,
+      '/mcp',
+      'null',
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: ECHO_CALL },
+      { accept: 'application/json, text/event-stream' },
+    );
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('refuses a tool call from a foreign origin with 403', async () => {
+    const answer = await fromOrigin(mcp, '/mcp/tools/call', 'https://evil.example', ECHO_CALL);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('evil.example') });
+  });
+
+  it('refuses to start with MCP_CORS_ORIGINS=* (every page could call tools)', async () => {
+    const io: CommandIo = {
+      out: () => undefined,
+      err: () => undefined,
+      env: { ...process.env, ...envOf(mcp), MCP_CORS_ORIGINS: '*' } as Record<string, string>,
+    };
+    await expect(runMcpCommand(['--no-auth', '--port', '0'], io)).rejects.toThrow(
+      /--no-auth cannot be combined with MCP_CORS_ORIGINS=\*/,
+    );
+  });
+});
+
+// Bound to every interface the Host check is off (any name may reach it), the Origin rule still holds.
+describe.each(backends())('MCP transport bound to every interface on $name', (backend) => {
+  let mcp: McpUnderTest;
+  let key: string;
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false);
+    mcp = await startMcp(backend, { MCP_HOST: '0.0.0.0', MCP_CORS_ORIGINS: 'https://app.example' });
+    key = await mcp.key('reader', ['read']);
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+  });
+
+  it('refuses a foreign origin with 403, even with a valid key', async () => {
+    const answer = await fromOrigin(mcp, '/mcp/tools/list', 'https://evil.example', {}, { 'x-api-key': key });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('evil.example') });
+  });
+
+  it('answers a listed origin with that origin', async () => {
+    const answer = await fromOrigin(mcp, '/mcp/tools/list', 'https://app.example', {}, { 'x-api-key': key });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+
+  it('serves a client that sends no Origin (an MCP client, curl)', async () => {
+    const response = await fetch(`${mcp.baseUrl}/mcp/tools/list`, { method: 'POST', headers: { 'x-api-key': key } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
   });
 });
 

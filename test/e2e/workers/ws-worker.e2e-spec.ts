@@ -23,7 +23,13 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
   };
 
   beforeAll(async () => {
-    const environment = await wsWorkerEnvironment(backend, { WS_MAX_CONNECTIONS: '20', WS_MAX_MESSAGE_BYTES: '4096' });
+    const environment = await wsWorkerEnvironment(backend, {
+      WS_MAX_CONNECTIONS: '20',
+      WS_MAX_MESSAGE_BYTES: '4096',
+      // Every slot open to anonymous connections: the limits test below is about WS_MAX_CONNECTIONS alone (the
+      // per-client limits and the share kept for signed-in users: ws-hostile-clients.e2e-spec.ts).
+      WS_ANONYMOUS_MAX_PERCENT: '100',
+    });
     dispose = environment.dispose;
     worker = await startWsWorker(environment.env);
   });

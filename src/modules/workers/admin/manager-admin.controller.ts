@@ -18,6 +18,7 @@ import {
   WorkerInfoDto,
   WorkerResultDto,
 } from './manager-admin.dto.js';
+import { ApiRefusesForms } from './cross-site-forms.js';
 import { MANAGER_PROCESS, MANAGER_SHUTDOWN } from './manager-admin.tokens.js';
 import { PlatformError } from '../../../common/errors.js';
 
@@ -61,6 +62,7 @@ export class ManagerAdminController {
   }
 
   @Post('scale')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({ summary: 'Scale a worker type to `count` live workers (within the pre-allocated ports)' })
   @ApiOkResponse({ type: ScaleResultDto })
@@ -70,6 +72,7 @@ export class ManagerAdminController {
   }
 
   @Post('rolling-update')
+  @ApiRefusesForms()
   @HttpCode(202)
   @ApiOperation({ summary: 'Replace every HTTP worker one by one; progress in GET status (rolling_update)' })
   @ApiAcceptedResponse({ type: RollingUpdateAcceptedDto })
@@ -79,6 +82,7 @@ export class ManagerAdminController {
   }
 
   @Post('restart')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop every worker (they drain), wait the restart delay, start the initial set again' })
   @ApiOkResponse({ type: StartedWorkersDto })
@@ -89,6 +93,7 @@ export class ManagerAdminController {
   }
 
   @Post('shutdown')
+  @ApiRefusesForms()
   @HttpCode(202)
   @ApiOperation({ summary: 'Stop every worker gracefully, then the manager itself' })
   @ApiAcceptedResponse({ type: AcceptedDto })
@@ -98,6 +103,7 @@ export class ManagerAdminController {
   }
 
   @Post('workers/start')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({ summary: 'Start `count` new workers, or the given id (a stopped or failed one restarts)' })
   @ApiOkResponse({ type: StartedWorkersDto })
@@ -114,6 +120,7 @@ export class ManagerAdminController {
   }
 
   @Post('workers/stop')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop one worker (drains first unless graceful is false); its entry stays, stopped' })
   @ApiOkResponse({ type: WorkerResultDto })
@@ -124,6 +131,7 @@ export class ManagerAdminController {
   }
 
   @Post('workers/restart')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop, wait the restart delay, start again with the same id and port' })
   @ApiOkResponse({ type: WorkerResultDto })
@@ -134,6 +142,7 @@ export class ManagerAdminController {
   }
 
   @Post('nginx/reload')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({ summary: '`nginx -t`, then reload (when nginx is set up for this manager)' })
   @ApiOkResponse({ type: ProxyReloadDto })

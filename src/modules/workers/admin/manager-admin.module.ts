@@ -1,11 +1,12 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { refuseCrossSiteForms } from './cross-site-forms.js';
 import type { ManagerProcess } from '../manager-process.js';
 import { ManagerAdminController } from './manager-admin.controller.js';
 import { ManagerClusterController } from './manager-cluster.controller.js';
 import { MANAGER_PROCESS, MANAGER_SHUTDOWN } from './manager-admin.tokens.js';
 
 @Module({})
-export class ManagerAdminModule {
+export class ManagerAdminModule implements NestModule {
   static forRoot(manager: ManagerProcess, shutdown: () => void): DynamicModule {
     return {
       module: ManagerAdminModule,
@@ -16,5 +17,10 @@ export class ManagerAdminModule {
       ],
       exports: [MANAGER_PROCESS],
     };
+  }
+
+  /** Beside the secret check, on every route: no state change a form of another site could send (cross-site-forms.ts). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(refuseCrossSiteForms).forRoutes(ManagerAdminController, ManagerClusterController);
   }
 }

@@ -11,6 +11,7 @@ import {
   ClusterVerifyDto,
   JoinClusterDto,
 } from './manager-admin.dto.js';
+import { ApiRefusesForms } from './cross-site-forms.js';
 import { MANAGER_PROCESS } from './manager-admin.tokens.js';
 
 /** The cluster routes of the admin API (seed 02 C cluster rules; docs/workers.md § Cluster). */
@@ -29,6 +30,7 @@ export class ManagerClusterController {
   }
 
   @Post('join')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Verify a remote manager with the secret, keep it (DATA_DIR/cluster-nodes.json) and poll it',
@@ -52,6 +54,7 @@ export class ManagerClusterController {
   }
 
   @Delete('nodes/:id')
+  @ApiRefusesForms()
   @HttpCode(200)
   @ApiOperation({ summary: 'Leave a node (id = host:port): its workers leave the nginx backups' })
   @ApiOkResponse({ type: AcceptedDto })

@@ -77,6 +77,15 @@ describe('renderSiteConfig', () => {
     expect(text.match(/X-Cluster-Secret ""/g)!.length).toBeGreaterThan(5);
   });
 
+  it('refuses a cross-site state change at the admin UI before the secret is added', () => {
+    const text = renderSiteConfig(input);
+    expect(text).toContain(
+      'map "$request_method|$http_sec_fetch_site|$http_origin|$http_host" $toolbox_cross_site_change',
+    );
+    const admin = text.slice(text.indexOf('location ^~ /admin/manager/'));
+    expect(admin).toMatch(/if \(\$toolbox_cross_site_change\) \{\n {12}return 403 '\{"code":"FORBIDDEN"/);
+  });
+
   it('answers 401 JSON for the admin UI while the credentials file is missing', () => {
     const text = renderSiteConfig({ ...input, adminEnabled: false });
     expect(text).not.toContain('auth_basic_user_file');

@@ -101,6 +101,18 @@ map $http_upgrade $${zone}_connection_upgrade {
     ''      close;
 }
 
+# 1 for a request that would change state on behalf of a page of another site: behind basic auth the browser adds
+# its credentials to such a request too, and the manager secret is added after them. Safe methods pass; then the
+# browser's own word (Sec-Fetch-Site) decides, else its Origin: none (no browser page sent it) or one naming the
+# host the request was sent to passes, any other (null included) is foreign.
+map "$request_method|$http_sec_fetch_site|$http_origin|$http_host" $${zone}_cross_site_change {
+    default 1;
+    "~^(GET|HEAD|OPTIONS)\\|" 0;
+    "~^[^|]*\\|(cross-site|same-site)\\|" 1;
+    "~^[^|]*\\|[^|]*\\|\\|" 0;
+    "~*^[^|]*\\|[^|]*\\|https?://([^/|]+)\\|\\1$" 0;
+}
+
 upstream ${zone}_http {
     least_conn;
 ${input.httpPorts.map(server).join('\n')}
@@ -215,6 +227,11 @@ ${
     : `    location ^~ /admin/manager/ {
         auth_basic "Toolbox worker manager";
         auth_basic_user_file ${input.htpasswdPath};
+        # Refused before the secret is added (and before basic auth: the rewrite phase runs first).
+        default_type application/json;
+        if ($${zone}_cross_site_change) {
+            return 403 '{"code":"FORBIDDEN","message":"Cross-site request refused: the admin UI changes state only for its own pages","detail":null,"request_id":null}';
+        }
         proxy_pass http://${address(input.manager.host, input.manager.port)}/;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
