@@ -137,6 +137,8 @@ describe.each(backends())('WebSocket worker connection limits per client (%s)', 
   beforeAll(async () => {
     const environment = await wsWorkerEnvironment(backend, {
       WS_WORKER_HOST: '0.0.0.0',
+      // nginx on loopback forwards the client's address, as `tb workers start` configures its workers.
+      TRUST_PROXY: 'loopback',
       WS_MAX_CONNECTIONS: '10',
       WS_MAX_CONNECTIONS_PER_IP: '3',
       WS_MAX_CONNECTIONS_PER_USER: '2',
