@@ -1,10 +1,10 @@
-import { Module, type DynamicModule, type INestApplication } from '@nestjs/common';
+import { Logger, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { ConfigModule } from '../config/config.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
-import { McpToolsService, McpTransportModule, findPython, type McpOptions } from '../modules/mcp/index.js';
+import { McpToolsService, McpTransportModule, findPythonSandbox, type McpOptions } from '../modules/mcp/index.js';
 import { ModsModule } from '../modules/mods/index.js';
 import { appCoreOptionsFrom } from './app-core.app-module.js';
 import type { HttpAppOptions } from './create-http-app.js';
@@ -14,7 +14,7 @@ export interface McpRunOptions {
   noAuth?: boolean;
 }
 
-/** The transport's options from the `mcp` configuration section (python3 is looked up once, here). */
+/** The transport's options from the `mcp` configuration section (the Python sandbox is looked up once, here). */
 export function mcpOptionsFrom(config: PlatformConfig, run: McpRunOptions): McpOptions {
   const mcp = config.mcp;
   return {
@@ -23,13 +23,24 @@ export function mcpOptionsFrom(config: PlatformConfig, run: McpRunOptions): McpO
     noAuth: run.noAuth ?? false,
     toolTimeoutMs: Math.round(mcp.toolTimeoutSeconds * 1000),
     maxResultBytes: mcp.maxResultBytes,
-    python: mcp.python ? findPython(mcp.python) : null,
+    python: pythonSandboxFrom(config),
     pythonTimeoutMs: Math.round(mcp.pythonTimeoutSeconds * 1000),
     pythonMaxOutputBytes: mcp.pythonMaxOutputBytes,
     sessionIdleMs: Math.round(mcp.sessionIdleSeconds * 1000),
     maxSessions: mcp.maxSessions,
     modsRescanMs: Math.round(mcp.modsRescanSeconds * 1000),
   };
+}
+
+/** `python_execute`'s sandbox, or null when MCP_PYTHON=off or pyodide is not installed (the tool is then absent). */
+function pythonSandboxFrom(config: PlatformConfig): McpOptions['python'] {
+  if (config.mcp.python !== 'pyodide') return null;
+  const pyodideDirectory = findPythonSandbox();
+  if (!pyodideDirectory) {
+    new Logger('McpTransport').warn('python_execute is off: the pyodide package (its sandbox) is not installed');
+    return null;
+  }
+  return { pyodideDirectory, memoryMb: config.mcp.pythonMemoryMb, concurrency: config.mcp.pythonConcurrency };
 }
 
 /** The MCP transport (issue 14): `tb mcp`, port 8765, the REST door, `/mcp` (Streamable HTTP) or stdio. */

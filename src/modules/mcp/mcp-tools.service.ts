@@ -11,7 +11,7 @@ import {
 import { ModsLoaderService } from '../mods/index.js';
 import { callerFor, mayUseTool, toolNameFor, type McpPrincipal } from './mcp-permissions.js';
 import { MCP_OPTIONS, type McpOptions } from './mcp.options.js';
-import { runPython } from './python-runner.js';
+import { PythonRunner } from './python-runner.js';
 import { McpStats } from './mcp-stats.js';
 
 /** A tool as `tools/list` shows it (MCP's Tool: name, description, inputSchema). */
@@ -57,6 +57,8 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
   private rescanTimer: NodeJS.Timeout | undefined;
   private rescanning = false;
   readonly stats = new McpStats();
+  /** `python_execute`'s sandbox, when it is on. */
+  private readonly python: PythonRunner | null;
 
   constructor(
     private readonly core: AppCoreService,
@@ -65,6 +67,14 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     @Inject(MCP_OPTIONS) private readonly options: McpOptions,
   ) {
     super();
+    this.python = options.python
+      ? new PythonRunner({
+          ...options.python,
+          maxOutputBytes: options.pythonMaxOutputBytes,
+          maxTimeoutMs: options.pythonTimeoutMs,
+          onProblem: (message) => this.logger.warn(message),
+        })
+      : null;
   }
 
   onModuleInit(): void {
@@ -73,10 +83,12 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       this.rescanTimer = setInterval(() => void this.rescanMods(), this.options.modsRescanMs);
       this.rescanTimer.unref();
     }
+    this.python?.warmUp();
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     clearInterval(this.rescanTimer);
+    await this.python?.close();
   }
 
   /** Loads mods installed since the last look and announces the new tools (also called by the interval). */
@@ -194,7 +206,8 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       tools: this.tools().size,
       functions: this.functions.entries().length,
       sessions: await sessions(),
-      python: this.options.python !== null,
+      python: this.python !== null,
+      python_sandboxes: this.python?.sandboxes() ?? null,
       ...this.stats.snapshot(),
     };
   }
@@ -353,12 +366,12 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
         run: (principal, args) => this.runFunction(principal, key, { kwargs: args }),
       });
     }
-    const python = this.options.python;
+    const python = this.python;
     if (python) {
       tools.push({
         name: 'python_execute',
         description:
-          'Runs Python 3 code in a separate process with a timeout, an output cap and a temporary working directory; returns stdout and stderr',
+          'Runs Python 3 code (the standard library only) in a sandbox: CPython in WebAssembly with an in-memory file system, no network, no processes, a timeout, a memory cap and an output cap; returns stdout and stderr',
         inputSchema: {
           type: 'object',
           required: ['code'],
@@ -370,24 +383,25 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
             typeof args.timeout === 'number' && args.timeout > 0
               ? Math.min(args.timeout * 1000, this.options.pythonTimeoutMs)
               : this.options.pythonTimeoutMs;
-          const run = await runPython(python, args.code, {
-            timeoutMs,
-            maxOutputBytes: this.options.pythonMaxOutputBytes,
-          });
+          const run = await python.run(args.code, timeoutMs);
           const notes = [
             run.timedOut ? `[python_execute: stopped after the ${timeoutMs / 1000} s timeout]` : '',
             run.truncated ? `[python_execute: output cut at ${this.options.pythonMaxOutputBytes} bytes]` : '',
+            run.memoryExceeded
+              ? `[python_execute: stopped at the ${this.options.python?.memoryMb} MiB memory limit]`
+              : '',
           ].filter(Boolean);
           const text = [run.stdout, run.stderr ? `stderr:\n${run.stderr}` : '', ...notes].filter(Boolean).join('\n');
           return {
             content: [{ type: 'text', text: text || '(no output)' }],
-            isError: run.timedOut || run.truncated || run.exitCode !== 0,
+            isError: run.timedOut || run.truncated || run.memoryExceeded || run.exitCode !== 0,
             structuredContent: {
               stdout: run.stdout,
               stderr: run.stderr,
               exit_code: run.exitCode,
               timed_out: run.timedOut,
               truncated: run.truncated,
+              memory_exceeded: run.memoryExceeded,
               duration_ms: run.durationMs,
             },
           };

@@ -3,11 +3,11 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CommandIo } from '../../../src/cli/command-io.js';
 import { runMcpCommand } from '../../../src/cli/mcp.command.js';
-import { findPython, hashMcpKey } from '../../../src/modules/mcp/index.js';
+import { findPythonSandbox, hashMcpKey } from '../../../src/modules/mcp/index.js';
 import { backends } from '../../support/backends.js';
 import { startMcp, type McpUnderTest } from '../../support/mcp-under-test.js';
 
-const hasPython = findPython() !== null;
+const hasPython = findPythonSandbox() !== null;
 
 interface Answer {
   status: number;
