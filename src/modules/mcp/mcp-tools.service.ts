@@ -227,8 +227,7 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     this.stats.cacheMisses += 1;
     const catalogue = new Map<string, ToolDefinition>();
     for (const tool of this.builtinTools()) catalogue.set(tool.name, tool);
-    for (const fn of this.functions.list()) {
-      if (!fn.options.api) continue;
+    for (const fn of this.exposedFunctions()) {
       const name = toolNameFor(fn.module, fn.function);
       if (catalogue.has(name)) continue; // a built-in tool of that name wins (docs_reader, docs_writer)
       catalogue.set(name, this.functionTool(name, fn));
@@ -237,13 +236,22 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     return catalogue;
   }
 
+  /**
+   * The application core's functions an MCP key can reach, as tools and through `toolbox_execute` alike: those
+   * registered with `api: true`. A function registered with `api: false` is internal to the core or to its
+   * mod (a helper, a WebSocket handler, a test hook) and is not callable from outside, here as over HTTP.
+   */
+  private exposedFunctions(): FunctionDescription[] {
+    return this.functions.list().filter((fn) => fn.options.api);
+  }
+
   private functionTool(name: string, fn: FunctionDescription): ToolDefinition {
     const helper = typeof fn.options.helper === 'string' && fn.options.helper ? fn.options.helper : '';
     return {
       name,
       description: helper || `Runs ${fn.key} of the application core`,
       inputSchema: inputSchemaOf(fn),
-      level: typeof fn.options.level === 'number' ? fn.options.level : 0,
+      level: levelOf(fn),
       run: (principal, args) => this.runFunction(principal, fn.key, { kwargs: args }),
     };
   }
@@ -268,7 +276,7 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       {
         name: 'toolbox_execute',
         description:
-          'Runs any function of the application core: module, function, args (list), kwargs (object), timeout (seconds)',
+          "Runs a function of the application core's API (the functions listed as tools): module, function, args (list), kwargs (object), timeout (seconds)",
         inputSchema: {
           type: 'object',
           required: ['module', 'function'],
@@ -287,10 +295,15 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
           if (positional !== undefined && !Array.isArray(positional)) return errorResult('args must be a list');
           if (kwargs !== undefined && (kwargs === null || typeof kwargs !== 'object' || Array.isArray(kwargs)))
             return errorResult('kwargs must be an object');
-          // The target's own name rule applies: toolbox_execute is no way around docs_writer's write permission.
-          const target = this.functions.list().find((entry) => entry.key === `${module}.${fn}`);
-          const targetTool = { name: toolNameFor(module, fn), level: target?.options.level as number | undefined };
-          if (target && !mayUseTool(principal, targetTool))
+          // It reaches what tools/list could offer the key and nothing more: an exposed function, under its
+          // tool's own rules (no way around docs_writer's write permission or a function's level).
+          const target = this.exposedFunctions().find((entry) => entry.key === `${module}.${fn}`);
+          if (!target)
+            return errorResult(
+              `${module}.${fn} is not a function of the application core's API: toolbox_execute runs only those (api: true)`,
+            );
+          const targetTool = { name: toolNameFor(module, fn), level: levelOf(target) };
+          if (!mayUseTool(principal, targetTool))
             return errorResult(`The key "${principal.keyName}" may not run ${module}.${fn}`);
           const run = this.runFunction(principal, `${module}.${fn}`, {
             args: positional as unknown[] | undefined,
@@ -362,7 +375,7 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
         name,
         description,
         inputSchema: inputSchemaOf(fn),
-        level: typeof fn.options.level === 'number' ? fn.options.level : 0,
+        level: levelOf(fn),
         run: (principal, args) => this.runFunction(principal, key, { kwargs: args }),
       });
     }
@@ -451,6 +464,11 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       isError: result.isError,
     };
   }
+}
+
+/** The access level an app-core function asks of its caller (0: anyone the transport let in). */
+function levelOf(fn: FunctionDescription): number {
+  return typeof fn.options.level === 'number' ? fn.options.level : 0;
 }
 
 function errorResult(message: string, wire?: unknown): McpToolResult {

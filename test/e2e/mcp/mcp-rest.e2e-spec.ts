@@ -210,6 +210,16 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
       expect(answer.body.structuredContent).toMatchObject({ error: 'none', result: { data: { text: 'hi' } } });
     });
 
+    it('refuses through toolbox_execute a function registered with api: false, even to an admin key', async () => {
+      const answer = await post('/mcp/tools/call', admin, {
+        name: 'toolbox_execute',
+        arguments: { module: 'limits', function: 'internalState' },
+      });
+      expect([answer.status, answer.body.isError]).toEqual([200, true]);
+      expect(answer.body.content[0].text).toContain("not a function of the application core's API");
+      expect(JSON.stringify(answer.body)).not.toContain('not for callers');
+    });
+
     it('runs any function through toolbox_execute with args and kwargs', async () => {
       const answer = await post('/mcp/tools/call', reader, {
         name: 'toolbox_execute',
