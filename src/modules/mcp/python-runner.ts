@@ -189,6 +189,7 @@ export class PythonRunner {
 
   /** The files with the standard library precompiled (see PRECOMPILE_STANDARD_LIBRARY), or as they were. */
   private async precompiled(files: PreparedFiles): Promise<PreparedFiles> {
+    if (this.closed) return files; // closed while the files were read: start nothing that close() cannot see
     const startupMs = this.options.startupTimeoutMs ?? 60_000;
     const sandbox = new SandboxProcess(Promise.resolve(files), { ...this.options, maxOutputBytes: 256 * 1024 * 1024 });
     this.running.add(sandbox);
@@ -284,7 +285,10 @@ class SandboxProcess {
       { env: {}, stdio: ['pipe', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'], windowsHide: true },
     );
     this.pid = this.child.pid;
-    this.closed = new Promise((resolve) => this.child.once('close', () => resolve()));
+    this.closed = new Promise((resolve) => {
+      this.child.once('close', () => resolve());
+      this.child.once('error', () => resolve()); // it never started
+    });
     this.child.once('exit', () => {
       this.exited = true;
       this.onStatus?.();
@@ -310,7 +314,12 @@ class SandboxProcess {
   }
 
   private async startUp(files: Promise<PreparedFiles>, stdin: Writable): Promise<void> {
-    for (const frame of (await files).frames) writeFrame(stdin, frame);
+    try {
+      for (const frame of (await files).frames) writeFrame(stdin, frame);
+    } catch (error) {
+      await this.kill();
+      throw error;
+    }
     const limitMs = this.options.startupTimeoutMs ?? 60_000;
     const outcome = await this.waitFor(() => this.statusLines.includes('ready'), limitMs);
     if (outcome === 'done') {
