@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type INestApplication } from '@nestjs/common';
+import { Logger, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import type { NextFunction, Request, Response } from 'express';
@@ -10,7 +10,7 @@ import { PlatformError } from '../common/errors.js';
 import {
   McpToolsService,
   McpTransportModule,
-  findPython,
+  findPythonSandbox,
   isLoopbackHost,
   mcpOriginRule,
   type McpOptions,
@@ -24,7 +24,7 @@ export interface McpRunOptions {
   noAuth?: boolean;
 }
 
-/** The transport's options from the `mcp` configuration section (python3 is looked up once, here). */
+/** The transport's options from the `mcp` configuration section (the Python sandbox is looked up once, here). */
 export function mcpOptionsFrom(config: PlatformConfig, run: McpRunOptions): McpOptions {
   const mcp = config.mcp;
   return {
@@ -33,7 +33,7 @@ export function mcpOptionsFrom(config: PlatformConfig, run: McpRunOptions): McpO
     noAuth: run.noAuth ?? false,
     toolTimeoutMs: Math.round(mcp.toolTimeoutSeconds * 1000),
     maxResultBytes: mcp.maxResultBytes,
-    python: mcp.python ? findPython(mcp.python) : null,
+    python: pythonSandboxFrom(config),
     pythonTimeoutMs: Math.round(mcp.pythonTimeoutSeconds * 1000),
     pythonMaxOutputBytes: mcp.pythonMaxOutputBytes,
     sessionIdleMs: Math.round(mcp.sessionIdleSeconds * 1000),
@@ -47,6 +47,17 @@ const MCP_AUTH: AuthModuleOptions = {
   strategies: ['mcp-key'],
   messages: { credentialRequired: 'An MCP API key is required (Authorization: Bearer or X-API-Key)' },
 };
+
+/** `python_execute`'s sandbox, or null when MCP_PYTHON=off or pyodide is not installed (the tool is then absent). */
+function pythonSandboxFrom(config: PlatformConfig): McpOptions['python'] {
+  if (config.mcp.python !== 'pyodide') return null;
+  const pyodideDirectory = findPythonSandbox();
+  if (!pyodideDirectory) {
+    new Logger('McpTransport').warn('python_execute is off: the pyodide package (its sandbox) is not installed');
+    return null;
+  }
+  return { pyodideDirectory, memoryMb: config.mcp.pythonMemoryMb, concurrency: config.mcp.pythonConcurrency };
+}
 
 /** The MCP transport (issue 14): `tb mcp`, port 8765, the REST door, `/mcp` (Streamable HTTP) or stdio. */
 @Module({})

@@ -98,7 +98,9 @@ async function runKeysCommand(argv: string[], io: CommandIo): Promise<number> {
     throw new UsageError(USAGE);
   const config = loadConfig(io.env, { services: ['mcp'], dataDir: values['data-dir'] });
   await migrateDatabase(config.database);
-  const app = await NestFactory.createApplicationContext(McpAppModule.forRoot(config, { mode: 'http' }), {
+  // Managing keys serves no tool: no Python sandbox to start.
+  const keysOnly = { ...config, mcp: { ...config.mcp, python: null } };
+  const app = await NestFactory.createApplicationContext(McpAppModule.forRoot(keysOnly, { mode: 'http' }), {
     logger: ['error'],
   });
   try {

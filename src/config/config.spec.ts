@@ -15,9 +15,11 @@ function problemsOf(env: Environment, services: Parameters<typeof loadConfig>[1]
 const MCP_DEFAULT_LIMITS = {
   toolTimeoutSeconds: 30,
   maxResultBytes: 1048576,
-  python: 'python3',
+  python: 'pyodide',
   pythonTimeoutSeconds: 30,
   pythonMaxOutputBytes: 65536,
+  pythonMemoryMb: 256,
+  pythonConcurrency: 2,
   sessionIdleSeconds: 3600,
   maxSessions: 10000,
   modsRescanSeconds: 5,
@@ -315,6 +317,19 @@ describe('loadConfig', () => {
         '*',
       ]);
       expect(() => loadConfig({ MCP_CORS_ORIGINS: 'null' })).toThrow(/MCP_CORS_ORIGINS entries must be origins/);
+    });
+
+    it('reads the python_execute sandbox limits and refuses a host interpreter', () => {
+      expect(loadConfig({ MCP_PYTHON_MEMORY_MB: '512', MCP_PYTHON_CONCURRENCY: '4' }).mcp).toMatchObject({
+        python: 'pyodide',
+        pythonMemoryMb: 512,
+        pythonConcurrency: 4,
+      });
+      expect(problemsOf({ MCP_PYTHON: 'python3' })).toEqual(['MCP_PYTHON must be one of pyodide, off (got "python3")']);
+      expect(problemsOf({ MCP_PYTHON_MEMORY_MB: '16', MCP_PYTHON_CONCURRENCY: '0' })).toEqual([
+        'MCP_PYTHON_MEMORY_MB must be a whole number from 128 to 4096 (got "16")',
+        'MCP_PYTHON_CONCURRENCY must be a whole number from 1 to 64 (got "0")',
+      ]);
     });
 
     it("keeps PORT, HOST and WORKERS as the registry's, with REGISTRY_* taking precedence", () => {

@@ -9,7 +9,7 @@ import { loadConfig, type PlatformConfig } from '../../src/config/config.js';
 import { McpKeysService } from '../../src/modules/mcp/index.js';
 import type { Backend } from './backends.js';
 
-/** A test mod: slow, big, failing and admin-only functions for the transport's limits and permissions. */
+/** A test mod: slow, big, failing, admin-only and internal functions for the transport's limits and permissions. */
 const LIMITS_MOD = `
 export class LimitsMod {
   static modName = 'limits';
@@ -19,12 +19,14 @@ export class LimitsMod {
     fail: { api: true, helper: 'always throws', test: false },
     adminReport: { api: true, helper: 'admin only', level: -1, test: false },
     echo: { api: true, helper: 'returns its arguments', test: false },
+    internalState: { api: false, helper: 'internal to the mod', test: false },
   };
   async sleep({ ms }) { await new Promise((r) => setTimeout(r, ms)); return { slept: ms }; }
   big({ n }) { return 'x'.repeat(n); }
   fail() { throw new Error('limits.fail failed on purpose'); }
   adminReport() { return { secret: 'admins only' }; }
   echo({ text }) { return { text }; }
+  internalState() { return { internal: 'not for callers' }; }
 }
 `;
 

@@ -1,6 +1,6 @@
 /** Public API of the MCP transport (issue 14): the module, its services and the protocol server factory. */
 export { McpTransportModule } from './mcp.module.js';
-export { MCP_OPTIONS, type McpOptions } from './mcp.options.js';
+export { MCP_OPTIONS, type McpOptions, type McpPythonOptions } from './mcp.options.js';
 export { McpKeysService, MCP_KEY_PREFIX, hashMcpKey, type McpKeyInfo } from './mcp-keys.service.js';
 export { McpToolsService, TOOLS_CHANGED, type McpTool, type McpToolResult } from './mcp-tools.service.js';
 export { McpDoorsService } from './mcp-doors.service.js';
@@ -17,5 +17,5 @@ export {
 } from './mcp-permissions.js';
 export { isLoopbackHost, mcpOriginRule } from './mcp-origins.js';
 export { MCP_SESSION_STORE, type McpSessionStore } from './mcp-sessions.js';
-export { findPython } from './python-runner.js';
+export { findPythonSandbox, PythonRunner, type PythonRun } from './python-runner.js';
 export { McpKeyEntity, McpSessionEntity } from './mcp-key.entity.js';

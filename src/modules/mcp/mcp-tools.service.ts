@@ -11,7 +11,7 @@ import {
 import { ModsLoaderService } from '../mods/index.js';
 import { callerFor, mayUseTool, toolNameFor, type McpPrincipal } from './mcp-permissions.js';
 import { MCP_OPTIONS, type McpOptions } from './mcp.options.js';
-import { runPython } from './python-runner.js';
+import { PythonRunner } from './python-runner.js';
 import { McpStats } from './mcp-stats.js';
 
 /** A tool as `tools/list` shows it (MCP's Tool: name, description, inputSchema). */
@@ -57,6 +57,8 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
   private rescanTimer: NodeJS.Timeout | undefined;
   private rescanning = false;
   readonly stats = new McpStats();
+  /** `python_execute`'s sandbox, when it is on. */
+  private readonly python: PythonRunner | null;
 
   constructor(
     private readonly core: AppCoreService,
@@ -65,6 +67,14 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     @Inject(MCP_OPTIONS) private readonly options: McpOptions,
   ) {
     super();
+    this.python = options.python
+      ? new PythonRunner({
+          ...options.python,
+          maxOutputBytes: options.pythonMaxOutputBytes,
+          maxTimeoutMs: options.pythonTimeoutMs,
+          onProblem: (message) => this.logger.warn(message),
+        })
+      : null;
   }
 
   onModuleInit(): void {
@@ -73,10 +83,12 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       this.rescanTimer = setInterval(() => void this.rescanMods(), this.options.modsRescanMs);
       this.rescanTimer.unref();
     }
+    this.python?.warmUp();
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     clearInterval(this.rescanTimer);
+    await this.python?.close();
   }
 
   /** Loads mods installed since the last look and announces the new tools (also called by the interval). */
@@ -192,7 +204,8 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       tools: this.tools().size,
       functions: this.functions.entries().length,
       sessions: await sessions(),
-      python: this.options.python !== null,
+      python: this.python !== null,
+      python_sandboxes: this.python?.sandboxes() ?? null,
       ...this.stats.snapshot(),
     };
   }
@@ -212,8 +225,7 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     this.stats.cacheMisses += 1;
     const catalogue = new Map<string, ToolDefinition>();
     for (const tool of this.builtinTools()) catalogue.set(tool.name, tool);
-    for (const fn of this.functions.list()) {
-      if (!fn.options.api) continue;
+    for (const fn of this.exposedFunctions()) {
       const name = toolNameFor(fn.module, fn.function);
       if (catalogue.has(name)) continue; // a built-in tool of that name wins (docs_reader, docs_writer)
       catalogue.set(name, this.functionTool(name, fn));
@@ -222,13 +234,22 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
     return catalogue;
   }
 
+  /**
+   * The application core's functions an MCP key can reach, as tools and through `toolbox_execute` alike: those
+   * registered with `api: true`. A function registered with `api: false` is internal to the core or to its
+   * mod (a helper, a WebSocket handler, a test hook) and is not callable from outside, here as over HTTP.
+   */
+  private exposedFunctions(): FunctionDescription[] {
+    return this.functions.list().filter((fn) => fn.options.api);
+  }
+
   private functionTool(name: string, fn: FunctionDescription): ToolDefinition {
     const helper = typeof fn.options.helper === 'string' && fn.options.helper ? fn.options.helper : '';
     return {
       name,
       description: helper || `Runs ${fn.key} of the application core`,
       inputSchema: inputSchemaOf(fn),
-      level: typeof fn.options.level === 'number' ? fn.options.level : 0,
+      level: levelOf(fn),
       run: (principal, args) => this.runFunction(principal, fn.key, { kwargs: args }),
     };
   }
@@ -253,7 +274,7 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       {
         name: 'toolbox_execute',
         description:
-          'Runs any function of the application core: module, function, args (list), kwargs (object), timeout (seconds)',
+          "Runs a function of the application core's API (the functions listed as tools): module, function, args (list), kwargs (object), timeout (seconds)",
         inputSchema: {
           type: 'object',
           required: ['module', 'function'],
@@ -272,10 +293,15 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
           if (positional !== undefined && !Array.isArray(positional)) return errorResult('args must be a list');
           if (kwargs !== undefined && (kwargs === null || typeof kwargs !== 'object' || Array.isArray(kwargs)))
             return errorResult('kwargs must be an object');
-          // The target's own name rule applies: toolbox_execute is no way around docs_writer's write permission.
-          const target = this.functions.list().find((entry) => entry.key === `${module}.${fn}`);
-          const targetTool = { name: toolNameFor(module, fn), level: target?.options.level as number | undefined };
-          if (target && !mayUseTool(principal, targetTool))
+          // It reaches what tools/list could offer the key and nothing more: an exposed function, under its
+          // tool's own rules (no way around docs_writer's write permission or a function's level).
+          const target = this.exposedFunctions().find((entry) => entry.key === `${module}.${fn}`);
+          if (!target)
+            return errorResult(
+              `${module}.${fn} is not a function of the application core's API: toolbox_execute runs only those (api: true)`,
+            );
+          const targetTool = { name: toolNameFor(module, fn), level: levelOf(target) };
+          if (!mayUseTool(principal, targetTool))
             return errorResult(`The key "${principal.keyName}" may not run ${module}.${fn}`);
           const run = this.runFunction(principal, `${module}.${fn}`, {
             args: positional as unknown[] | undefined,
@@ -347,16 +373,16 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
         name,
         description,
         inputSchema: inputSchemaOf(fn),
-        level: typeof fn.options.level === 'number' ? fn.options.level : 0,
+        level: levelOf(fn),
         run: (principal, args) => this.runFunction(principal, key, { kwargs: args }),
       });
     }
-    const python = this.options.python;
+    const python = this.python;
     if (python) {
       tools.push({
         name: 'python_execute',
         description:
-          'Runs Python 3 code in a separate process with a timeout, an output cap and a temporary working directory; returns stdout and stderr',
+          'Runs Python 3 code (the standard library only) in a sandbox: CPython in WebAssembly with an in-memory file system, no network, no processes, a timeout, a memory cap and an output cap; returns stdout and stderr',
         inputSchema: {
           type: 'object',
           required: ['code'],
@@ -368,24 +394,25 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
             typeof args.timeout === 'number' && args.timeout > 0
               ? Math.min(args.timeout * 1000, this.options.pythonTimeoutMs)
               : this.options.pythonTimeoutMs;
-          const run = await runPython(python, args.code, {
-            timeoutMs,
-            maxOutputBytes: this.options.pythonMaxOutputBytes,
-          });
+          const run = await python.run(args.code, timeoutMs);
           const notes = [
             run.timedOut ? `[python_execute: stopped after the ${timeoutMs / 1000} s timeout]` : '',
             run.truncated ? `[python_execute: output cut at ${this.options.pythonMaxOutputBytes} bytes]` : '',
+            run.memoryExceeded
+              ? `[python_execute: stopped at the ${this.options.python?.memoryMb} MiB memory limit]`
+              : '',
           ].filter(Boolean);
           const text = [run.stdout, run.stderr ? `stderr:\n${run.stderr}` : '', ...notes].filter(Boolean).join('\n');
           return {
             content: [{ type: 'text', text: text || '(no output)' }],
-            isError: run.timedOut || run.truncated || run.exitCode !== 0,
+            isError: run.timedOut || run.truncated || run.memoryExceeded || run.exitCode !== 0,
             structuredContent: {
               stdout: run.stdout,
               stderr: run.stderr,
               exit_code: run.exitCode,
               timed_out: run.timedOut,
               truncated: run.truncated,
+              memory_exceeded: run.memoryExceeded,
               duration_ms: run.durationMs,
             },
           };
@@ -435,6 +462,11 @@ export class McpToolsService extends EventEmitter implements OnModuleInit, OnMod
       isError: result.isError,
     };
   }
+}
+
+/** The access level an app-core function asks of its caller (0: anyone the transport let in). */
+function levelOf(fn: FunctionDescription): number {
+  return typeof fn.options.level === 'number' ? fn.options.level : 0;
 }
 
 function errorResult(message: string, wire?: unknown): McpToolResult {

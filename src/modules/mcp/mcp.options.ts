@@ -11,8 +11,8 @@ export interface McpOptions {
   toolTimeoutMs: number;
   /** Largest tool result text (MCP_MAX_RESULT_BYTES, 1 MiB); a longer one is cut with a clear message. */
   maxResultBytes: number;
-  /** `python_execute`: the python3 command (null: the tool is absent), its timeout and output cap. */
-  python: string | null;
+  /** `python_execute`'s sandbox (null: the tool is absent), then the timeout and output cap of a call. */
+  python: McpPythonOptions | null;
   pythonTimeoutMs: number;
   pythonMaxOutputBytes: number;
   /** Session idle expiry and cap (MCP_SESSION_IDLE_SECONDS 3600, MCP_MAX_SESSIONS 10000). */
@@ -20,4 +20,14 @@ export interface McpOptions {
   maxSessions: number;
   /** How often MODS_DIR is checked for newly installed mods (ms; 0: never). */
   modsRescanMs: number;
+}
+
+/** The WebAssembly sandbox of `python_execute` (see python-runner.ts). */
+export interface McpPythonOptions {
+  /** The pyodide package's directory. */
+  pyodideDirectory: string;
+  /** Memory one call may use (MCP_PYTHON_MEMORY_MB, 256). */
+  memoryMb: number;
+  /** Calls running at once (MCP_PYTHON_CONCURRENCY, 2). */
+  concurrency: number;
 }

@@ -69,6 +69,13 @@ export class HealthDto {
   @ApiProperty() initialized: boolean;
 }
 
+export class PythonSandboxesDto {
+  @ApiProperty({ type: Number, description: 'Interpreters loaded and waiting for a python_execute call' })
+  ready: number;
+  @ApiProperty({ type: Number, description: 'Interpreters loading' }) starting: number;
+  @ApiProperty({ type: Number, description: 'Sandboxes running code' }) running: number;
+}
+
 export class StatusDto extends HealthDto {
   @ApiProperty({ type: Number }) request_count: number;
   @ApiProperty({ type: Number }) average_latency_ms: number;
@@ -79,6 +86,8 @@ export class StatusDto extends HealthDto {
   cache_hit_rate: number;
   @ApiProperty({ type: Number }) sessions: number;
   @ApiProperty({ type: Number }) tools: number;
+  @ApiProperty({ type: PythonSandboxesDto, nullable: true, description: 'null when python_execute is off' })
+  python_sandboxes: PythonSandboxesDto | null;
 }
 
 export class McpKeyDto {

@@ -3,11 +3,11 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CommandIo } from '../../../src/cli/command-io.js';
 import { runMcpCommand } from '../../../src/cli/mcp.command.js';
-import { findPython, hashMcpKey } from '../../../src/modules/mcp/index.js';
+import { findPythonSandbox, hashMcpKey } from '../../../src/modules/mcp/index.js';
 import { backends } from '../../support/backends.js';
 import { startMcp, type McpUnderTest } from '../../support/mcp-under-test.js';
 
-const hasPython = findPython() !== null;
+const hasPython = findPythonSandbox() !== null;
 
 interface Answer {
   status: number;
@@ -208,6 +208,16 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
       expect(answer.body.isError).toBe(false);
       expect(JSON.parse(answer.body.content[0].text)).toEqual({ text: 'hi' });
       expect(answer.body.structuredContent).toMatchObject({ error: 'none', result: { data: { text: 'hi' } } });
+    });
+
+    it('refuses through toolbox_execute a function registered with api: false, even to an admin key', async () => {
+      const answer = await post('/mcp/tools/call', admin, {
+        name: 'toolbox_execute',
+        arguments: { module: 'limits', function: 'internalState' },
+      });
+      expect([answer.status, answer.body.isError]).toEqual([200, true]);
+      expect(answer.body.content[0].text).toContain("not a function of the application core's API");
+      expect(JSON.stringify(answer.body)).not.toContain('not for callers');
     });
 
     it('runs any function through toolbox_execute with args and kwargs', async () => {
