@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { BrokerModule } from '../broker/broker.module.js';
 import { ConfigModule } from '../config/config.module.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
@@ -29,6 +30,8 @@ export class GatewayAppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         CountersModule,
+        // Settings and key changes reach every gateway node at once (Redis pub/sub when configured).
+        BrokerModule,
         GatewayModule,
         HealthModule.forRoot({ checks: ['database', 'redis', MODEL_RUNTIME_CHECK] }),
       ],
