@@ -242,6 +242,20 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
       expect(page.body.versions.find((version: { version: string }) => version.version === '2.0.0').yanked).toBe(true);
     });
 
+    it('counts a package created on B in the empty search on A at once', async () => {
+      const onA = new ApiClient(a().registry);
+      const before = (await onA.get('/api/v1/search?q=')).body.total as number;
+      expect((await onA.get('/api/v1/search?q=')).body.total).toBe(before);
+      await createPackage(new ApiClient(b().registry, tokenFor('two-nodes-owner')), 'two-nodes-counted');
+      const after = await eventually(
+        () => onA.get('/api/v1/search?q='),
+        (response) => response.body.total === before + 1,
+        1_000,
+      );
+      expect(after.status).toBe(200);
+      expect(after.body.total).toBe(before + 1);
+    });
+
     it('serves on A the file published on B, from the shared object store', async () => {
       const download = await new ApiClient(a().registry).get('/api/v1/packages/two-nodes-pkg/versions/1.0.0');
       expect(download.status).toBe(200);
