@@ -1,33 +1,20 @@
 import { get as httpGet } from 'node:http';
-import { createRequire } from 'node:module';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { JwtService } from '@nestjs/jwt';
 import { TokenVerifier } from '../../../src/auth/token-verifier.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { FakeOllama } from '../../fixtures/fake-ollama.js';
 import { ApiClient } from '../../support/api-client.js';
 import { backends } from '../../support/backends.js';
-import { runTb, startTb, type TbProcess } from '../../support/child-processes.js';
+import { descendants, runTb, startTb, type TbProcess } from '../../support/child-processes.js';
 import { eventually } from '../../support/eventually.js';
 import { compiledTb, freePortRange } from '../../support/manager-under-test.js';
 import { prepareNginx, type NginxUnderTest } from '../../support/nginx-under-test.js';
 import { createPackage, uploadVersion } from '../../support/registry-fixtures.js';
 import { TEST_SECRET } from '../../support/registry-under-test.js';
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-// s3rver ships CommonJS without type declarations.
-const S3rver = createRequire(import.meta.url)('s3rver') as new (options: {
-  address: string;
-  port: number;
-  silent: boolean;
-  directory: string;
-}) => S3rverInstance;
+import { startS3Server } from '../../support/s3-server.js';
 
 const CLUSTER_SECRET = 'two-nodes-cluster-secret-0123456789';
 const tokens = new TokenVerifier(new JwtService({}), loadConfig({ PLATFORM_JWT_SECRET: TEST_SECRET }));
@@ -44,26 +31,13 @@ interface Node {
   gateway: string;
 }
 
-/** Every process below `pid` whose command line contains `word` (Linux /proc). */
-async function descendantsRunning(pid: number, word: string): Promise<number[]> {
-  const children = new Map<number, number[]>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
-    if (!stat) continue;
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+/** The processes below `pid` that run `tb <word>` (the registry or MCP child of `tb up`). */
+async function childRunning(pid: number, word: string): Promise<number> {
+  for (const child of await descendants(pid)) {
+    const argv = (await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (argv.includes(word)) return child;
   }
-  const found: number[] = [];
-  const walk = async (parent: number) => {
-    for (const child of children.get(parent) ?? []) {
-      const argv = (await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '')).split('\0');
-      if (argv.includes(word)) found.push(child);
-      await walk(child);
-    }
-  };
-  await walk(pid);
-  return found;
+  throw new Error(`no process running "${word}" below ${pid}`);
 }
 
 /** One GET on a connection of its own (no keep-alive). */
@@ -89,8 +63,7 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
  */
 (mysqlRedis ? describe : describe.skip)('two nodes over MariaDB, Redis, S3 and nginx', () => {
   const nodes: Node[] = [];
-  let s3: S3rverInstance;
-  let s3Dir: string;
+  let s3: { port: number; stop(): Promise<void> };
   let root: string;
   let ollama: FakeOllama;
   let dispose: () => Promise<void>;
@@ -164,15 +137,13 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
     const provisioned = await mysqlRedis!.provision();
     dispose = provisioned.dispose;
     root = await mkdtemp(join(tmpdir(), 'tb-two-nodes-'));
-    s3Dir = await mkdtemp(join(tmpdir(), 'tb-two-nodes-s3-'));
-    s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir });
-    const { port: s3Port } = await s3.run();
+    s3 = await startS3Server();
     ollama = new FakeOllama();
     const shared = {
       ...provisioned.env,
       PLATFORM_JWT_SECRET: TEST_SECRET,
       CLUSTER_SECRET,
-      STORAGE_PRIMARY: `s3://S3RVER:S3RVER@127.0.0.1:${s3Port}/two-nodes?tls=false&create_bucket=true`,
+      STORAGE_PRIMARY: `s3://S3RVER:S3RVER@127.0.0.1:${s3.port}/two-nodes?tls=false&create_bucket=true`,
       OLLAMA_URL: await ollama.start(),
       RATE_LIMIT_ANON_PER_HOUR: '100000',
       RATE_LIMIT_AUTH_PER_HOUR: '100000',
@@ -205,11 +176,10 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
       await node.up.stop('SIGTERM');
       await node.nginx.stop();
     }
-    await s3?.close();
+    await s3?.stop();
     await ollama?.stop();
     await dispose?.();
     await rm(root, { recursive: true, force: true });
-    await rm(s3Dir, { recursive: true, force: true });
   }, 120_000);
 
   describe('a package page', () => {
@@ -326,7 +296,7 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
 
     it('answers registry GETs from B while A’s registry is dead', async () => {
       // Pause A's `tb up` so it does not restart the registry, then kill the registry.
-      const [registry] = await descendantsRunning(a().up.child.pid!, 'registry');
+      const registry = await childRunning(a().up.child.pid!, 'registry');
       a().up.child.kill('SIGSTOP');
       process.kill(registry, 'SIGKILL');
       try {
@@ -360,7 +330,7 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
         a().env,
       );
       const key = /(tb_mcp_[A-Za-z0-9_-]+)/.exec(created.stdout)![1];
-      const [mcp] = await descendantsRunning(a().up.child.pid!, 'mcp');
+      const mcp = await childRunning(a().up.child.pid!, 'mcp');
       a().up.child.kill('SIGSTOP');
       process.kill(mcp, 'SIGKILL');
       try {
