@@ -71,19 +71,24 @@ export class PackageViewCache implements OnModuleInit, OnModuleDestroy {
     this.nameById.set(packageId, nameLower);
   }
 
-  invalidate(packageId: string): void {
+  /** Drops the view here at once; resolves once every other registry process has been told (never rejects). */
+  invalidate(packageId: string): Promise<void> {
     this.invalidateLocal(packageId);
-    this.announce(packageId);
+    return this.announce(packageId);
   }
 
-  clear(): void {
+  clear(): Promise<void> {
     this.clearLocal();
-    this.announce(null);
+    return this.announce(null);
   }
 
-  /** Tells every registry process; this one has already dropped the view (its own delivery changes nothing). */
-  private announce(packageId: string | null): void {
-    this.broker.publish(CACHE_TOPIC, { packageId }).catch((error: unknown) => {
+  /**
+   * Tells every registry process; this one has already dropped the view (its own delivery changes nothing). The
+   * change's answer waits for it: Redis has handed the announcement to every node before the client hears back,
+   * so its next read on another node finds the view gone.
+   */
+  private announce(packageId: string | null): Promise<void> {
+    return this.broker.publish(CACHE_TOPIC, { packageId }).catch((error: unknown) => {
       // The change is committed; other processes keep their view until its lifetime ends.
       this.logger.warn(`could not announce a package change to the other registry processes: ${String(error)}`);
     });

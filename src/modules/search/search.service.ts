@@ -61,9 +61,10 @@ export class SearchService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     // Create, update (visibility, type) and version changes all announce packageChanged; delete its own event.
+    // Awaited by the change (RegistryEvents awaits listeners), so other nodes are told before the client hears back.
     const invalidate = () => {
       this.publicCounts.invalidate();
-      this.broker.publish(PUBLIC_COUNT_TOPIC, null).catch((error: unknown) => {
+      return this.broker.publish(PUBLIC_COUNT_TOPIC, null).catch((error: unknown) => {
         new Logger('SearchService').warn(`could not announce a count change to the other processes: ${String(error)}`);
       });
     };
