@@ -216,7 +216,13 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
       const onA = new ApiClient(a().registry);
       const before = (await onA.get('/api/v1/search?q=')).body.total as number;
       expect((await onA.get('/api/v1/search?q=')).body.total).toBe(before);
-      await createPackage(new ApiClient(b().registry, tokenFor('two-nodes-owner')), 'two-nodes-counted');
+      const owner = new ApiClient(b().registry, tokenFor('two-nodes-counter'));
+      const publisher = await owner.post('/api/v1/auth/register-publisher', {
+        name: 'two-nodes-counter',
+        display_name: 'Two nodes counter',
+      });
+      expect(publisher.status).toBe(201);
+      await createPackage(owner, 'two-nodes-counted');
       const after = await eventually(
         () => onA.get('/api/v1/search?q='),
         (response) => response.body.total === before + 1,
