@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
+import { BrokerModule } from '../broker/broker.module.js';
 import { ConfigModule } from '../config/config.module.js';
 import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
@@ -40,6 +41,8 @@ export class GatewayAppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         CountersModule,
+        // Settings and key changes reach every gateway node at once (Redis pub/sub when configured).
+        BrokerModule,
         // Before GatewayModule: its rate-limit guard needs to know who is calling.
         AuthModule.forRoot(GATEWAY_AUTH),
         GatewayModule,

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import { BrokerModule } from '../broker/broker.module.js';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { ConfigModule } from '../config/config.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
@@ -32,6 +33,8 @@ export class RegistryAppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         CountersModule,
+        // Cache invalidations reach every registry process: Redis pub/sub across nodes, the primary's relay between workers.
+        BrokerModule,
         QueueModule,
         StorageModule,
         FilesModule,

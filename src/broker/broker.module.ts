@@ -1,4 +1,5 @@
 import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { inClusterWorker } from '../cluster/cluster-bus.js';
 import { PLATFORM_CONFIG } from '../config/config.module.js';
 import type { PlatformConfig } from '../config/config.js';
 import { IpcMessageBroker } from './ipc-message-broker.js';
@@ -6,10 +7,20 @@ import { LocalMessageBroker } from './local-message-broker.js';
 import { MESSAGE_BROKER, type MessageBroker } from './message-broker.js';
 import { RedisMessageBroker } from './redis-message-broker.js';
 
-/** The broker MESSAGE_BROKER asks for: `auto` is Redis when REDIS_URL is set, else this process alone. */
+/**
+ * The broker MESSAGE_BROKER asks for: `auto` is Redis when REDIS_URL is set, else the primary's relay in a
+ * worker of a clustered service (`tb registry --workers N`), else this process alone.
+ */
 export function createMessageBroker(config: PlatformConfig, logger = new Logger('MessageBroker')): MessageBroker {
   const onError = (error: unknown) => logger.error(`message broker: ${(error as Error)?.message ?? String(error)}`);
-  const choice = config.messageBroker === 'auto' ? (config.redisUrl ? 'redis' : 'local') : config.messageBroker;
+  const choice =
+    config.messageBroker === 'auto'
+      ? config.redisUrl
+        ? 'redis'
+        : inClusterWorker()
+          ? 'ipc'
+          : 'local'
+      : config.messageBroker;
   if (choice === 'redis') return new RedisMessageBroker(config.redisUrl!, config.redisPrefix, onError);
   if (choice === 'ipc') return new IpcMessageBroker(process, onError);
   return new LocalMessageBroker();

@@ -17,8 +17,9 @@ export async function serveGateway(config: PlatformConfig, io: CommandIo) {
   const started = await startGateway(config);
   const settings = started.app.get(GatewaySettingsService);
   io.out(`Gateway ready at ${started.url}/v1  (docs: ${started.url}/docs; model runtime: ${settings.ollamaUrl})`);
-  if (settings.createdOnStart) {
-    io.out(`Admin key (shown once; it stays in ${settings.path}): ${settings.settings.admin_key}`);
+  if (settings.createdAdminKey) {
+    const kept = settings.store === 'file' ? `it stays in ${settings.path}` : 'the database keeps only its hash';
+    io.out(`Admin key (shown once; ${kept}): ${settings.createdAdminKey}`);
   }
   return started;
 }

@@ -54,6 +54,22 @@ describe('loadConfig', () => {
       );
     });
 
+    it('keeps the gateway settings in the database when it is MySQL/MariaDB, in the file on SQLite', () => {
+      expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/toolbox' }).gateway.settingsStore).toBe(
+        'database',
+      );
+      expect(loadConfig({}).gateway.settingsStore).toBe('file');
+    });
+
+    it('lets GATEWAY_SETTINGS_STORE choose the store and refuses an unknown one', () => {
+      expect(
+        loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/toolbox', GATEWAY_SETTINGS_STORE: 'file' }).gateway
+          .settingsStore,
+      ).toBe('file');
+      expect(loadConfig({ GATEWAY_SETTINGS_STORE: 'database' }).gateway.settingsStore).toBe('database');
+      expect(() => loadConfig({ GATEWAY_SETTINGS_STORE: 'redis' })).toThrow(/GATEWAY_SETTINGS_STORE must be one of/);
+    });
+
     it('refuses MESSAGE_BROKER=redis without REDIS_URL and an unknown broker', () => {
       expect(() => loadConfig({ MESSAGE_BROKER: 'redis' })).toThrow(/MESSAGE_BROKER=redis needs REDIS_URL/);
       expect(() => loadConfig({ MESSAGE_BROKER: 'zmq' })).toThrow(/MESSAGE_BROKER must be one of/);
@@ -119,6 +135,7 @@ describe('loadConfig', () => {
         host: '127.0.0.1',
         port: 4000,
         ollamaUrl: null,
+        settingsStore: 'file',
         imageMaxBytes: 20 * 1024 * 1024,
         imageFetchTimeoutMs: 10_000,
         imageAllowPrivate: false,
@@ -274,6 +291,7 @@ describe('loadConfig', () => {
         host: '::',
         port: 4001,
         ollamaUrl: null,
+        settingsStore: 'file',
         imageMaxBytes: 20 * 1024 * 1024,
         imageFetchTimeoutMs: 10_000,
         imageAllowPrivate: false,

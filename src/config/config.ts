@@ -226,7 +226,14 @@ export interface GatewayConfig extends ListenConfig {
   hubUrl: string;
   /** GATEWAY_HUB_MAX_BYTES: largest model file downloaded from the hub or uploaded as GGUF. */
   hubMaxBytes: number;
+  /**
+   * GATEWAY_SETTINGS_STORE: where the admin-changeable settings and the admin key live. `auto` is the database
+   * when it is MySQL/MariaDB (shared by every node, so a change holds everywhere), else DATA_DIR/gateway/config.json.
+   */
+  settingsStore: 'file' | 'database';
 }
+
+export const GATEWAY_SETTINGS_STORES = ['auto', 'file', 'database'] as const;
 
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 
@@ -689,6 +696,10 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       sttApiKey: read.string('STT_API_KEY'),
       hubUrl: (read.string('HF_BASE_URL') ?? 'https://huggingface.co').replace(/\/+$/, ''),
       hubMaxBytes: read.integer('GATEWAY_HUB_MAX_BYTES', 64 * 1024 * MiB, { min: 1 }),
+      settingsStore: gatewaySettingsStore(
+        read.oneOf('GATEWAY_SETTINGS_STORE', GATEWAY_SETTINGS_STORES, 'auto'),
+        database,
+      ),
     },
     appCore: {
       appId: read.string('APP_ID') ?? 'toolbox',
@@ -831,4 +842,12 @@ function parseDatabaseUrl(url: string | null, dataDir: string, problems: string[
 /** Hides the password of a URL so configuration errors never print secrets. */
 export function redactUrl(url: string): string {
   return url.replace(/\/\/([^:/@]+):([^@]*)@/, '//$1:***@');
+}
+
+function gatewaySettingsStore(
+  choice: (typeof GATEWAY_SETTINGS_STORES)[number],
+  database: { type: string },
+): GatewayConfig['settingsStore'] {
+  if (choice !== 'auto') return choice;
+  return database.type === 'mysql' ? 'database' : 'file';
 }

@@ -1,6 +1,7 @@
 import { McpKeyEntity, McpSessionEntity } from '../modules/mcp/mcp-key.entity.js';
 import { GatewayApiKeyEntity } from '../modules/gateway/entities/gateway-api-key.entity.js';
 import { GatewayLiveSessionEntity } from '../modules/gateway/entities/gateway-live-session.entity.js';
+import { GatewaySettingsEntity } from '../modules/gateway/entities/gateway-settings.entity.js';
 import { GatewaySignupRequestEntity } from '../modules/gateway/entities/gateway-signup-request.entity.js';
 import { GatewayTransactionEntity } from '../modules/gateway/entities/gateway-transaction.entity.js';
 import { GatewayUsageEntity } from '../modules/gateway/entities/gateway-usage.entity.js';
@@ -41,6 +42,7 @@ export const ENTITIES = [
   GatewayTransactionEntity,
   GatewaySignupRequestEntity,
   GatewayLiveSessionEntity,
+  GatewaySettingsEntity,
   AuthStoreEntryEntity,
   UserEntity,
   UserIdentityEntity,

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -9,25 +7,12 @@ import { LocalObjectStore } from './local-object-store.js';
 import { createObjectStore } from './object-store.factory.js';
 import { ObjectNotFoundError, type ObjectStore } from './object-store.js';
 import { S3ObjectStore, parseS3Url } from './s3-object-store.js';
+import { startS3Server } from '../../test/support/s3-server.js';
 
 /**
  * One contract, two drivers: the local directory and the S3 driver against a real S3-protocol server
- * (s3rver, started here on a free port), so the production client code runs unchanged.
+ * (s3rver on a free port, test/support/s3-server.ts), so the production client code runs unchanged.
  */
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-type S3rverConstructor = new (options: {
-  address: string;
-  port: number;
-  silent: boolean;
-  directory: string;
-}) => S3rverInstance;
-
-// s3rver ships CommonJS without type declarations.
-const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
 
 interface StoreUnderTest {
   store: ObjectStore;
@@ -39,21 +24,8 @@ async function openLocalStore(): Promise<StoreUnderTest> {
   return { store: new LocalObjectStore(root), dispose: () => rm(root, { recursive: true, force: true }) };
 }
 
-async function startS3rver(): Promise<{ port: number; stop(): Promise<void> }> {
-  const directory = await mkdtemp(join(tmpdir(), 'tb-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-  const { port } = await server.run();
-  return {
-    port,
-    stop: async () => {
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
-}
-
 async function openS3Store(): Promise<StoreUnderTest> {
-  const server = await startS3rver();
+  const server = await startS3Server();
   // s3rver accepts the credentials it documents; the bucket is created on first use, as in production.
   const store = new S3ObjectStore(
     parseS3Url(`s3://S3RVER:S3RVER@127.0.0.1:${server.port}/contract?tls=false&prefix=platform&create_bucket=true`),
@@ -279,7 +251,7 @@ describe('S3ObjectStore in a shared bucket', () => {
   }
 
   beforeAll(async () => {
-    server = await startS3rver();
+    server = await startS3Server();
     scratch = await mkdtemp(join(tmpdir(), 'tb-s3-prefix-'));
   });
 

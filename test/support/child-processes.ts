@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { transformFile } from '@swc/core';
 
@@ -119,4 +119,26 @@ export async function runTb(
   const tb = startTb(mainPath, argv, env);
   const code = await tb.exited;
   return { code, stdout: tb.stdout(), stderr: tb.stderr() };
+}
+
+/** Every process below `pid` (Linux /proc), so the test can check by pid that none outlives `tb up`. */
+export async function descendants(pid: number): Promise<number[]> {
+  const parents = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const text = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
+    if (!text) continue;
+    // "pid (comm) state ppid …": comm may hold spaces, so read after the last ')'.
+    const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const child of parents.get(parent) ?? []) {
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
 }

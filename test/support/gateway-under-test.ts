@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import OpenAI from 'openai';
+import { DataSource } from 'typeorm';
 import { createHttpApp } from '../../src/apps/create-http-app.js';
 import { GatewayAppModule, gatewayHttpAppOptions } from '../../src/apps/gateway.app-module.js';
 import { loadConfig, type PlatformConfig } from '../../src/config/config.js';
@@ -27,6 +28,8 @@ export interface GatewayUnderTest {
     body?: unknown,
     apiKey?: string,
   ): Promise<{ status: number; body: T; headers: Headers }>;
+  /** The settings as stored: the file, or the shared database row (GATEWAY_SETTINGS_STORE), with the secrets as kept. */
+  storedSettings(): Promise<Record<string, unknown>>;
   /** A second gateway process on the same database, Redis and data directory (shared limits and balances). */
   anotherInstance(): Promise<{ baseUrl: string; close(): Promise<void> }>;
   close(): Promise<void>;
@@ -82,6 +85,14 @@ export async function startGateway(
       });
       const text = await response.text();
       return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };
+    },
+    async storedSettings() {
+      if (config.gateway.settingsStore === 'file')
+        return JSON.parse(await readFile(join(dataDir, 'gateway', 'config.json'), 'utf8')) as Record<string, unknown>;
+      const [row] = (await app.get(DataSource).query('SELECT settings FROM gateway_settings')) as {
+        settings: string;
+      }[];
+      return JSON.parse(row.settings) as Record<string, unknown>;
     },
     async anotherInstance() {
       const { instance, url } = await boot();

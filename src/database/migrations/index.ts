@@ -13,6 +13,7 @@ import { Mcp1763800001400 } from './1763800001400-mcp.js';
 import { SearchFulltext1763800001500 } from './1763800001500-search-fulltext.js';
 import { SearchRankKeys1763800001600 } from './1763800001600-search-rank-keys.js';
 import { SearchWordCounts1763800001700 } from './1763800001700-search-word-counts.js';
+import { GatewaySettings1763800001860 } from './1763800001860-gateway-settings.js';
 import { DropApiKeys1763800001880 } from './1763800001880-drop-api-keys.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
@@ -32,5 +33,6 @@ export const MIGRATIONS = [
   SearchFulltext1763800001500,
   SearchRankKeys1763800001600,
   SearchWordCounts1763800001700,
+  GatewaySettings1763800001860,
   DropApiKeys1763800001880,
 ];

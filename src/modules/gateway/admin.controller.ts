@@ -29,6 +29,7 @@ import {
   AdminModelListDto,
   ApprovedSignupDto,
   ApproveSignupDto,
+  AdminKeyDto,
   GatewayConfigDto,
   HubDownloadDto,
   HubFileListDto,
@@ -168,10 +169,20 @@ export class AdminSystemController {
   }
 
   @Get('config')
-  @ApiOperation({ summary: 'The gateway configuration (DATA_DIR/gateway/config.json), secrets masked' })
+  @ApiOperation({
+    summary: 'The gateway configuration (DATA_DIR/gateway/config.json, or the shared database), secrets masked',
+  })
   @ApiOkResponse({ type: GatewayConfigDto })
-  getConfig(): GatewayConfigDto {
-    return this.settings.masked() as unknown as GatewayConfigDto;
+  async getConfig(): Promise<GatewayConfigDto> {
+    return (await this.settings.masked()) as unknown as GatewayConfigDto;
+  }
+
+  @Post('admin-key')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Issue a new admin key (shown once); the old one stops working on every node' })
+  @ApiOkResponse({ type: AdminKeyDto })
+  async rotateAdminKey(): Promise<AdminKeyDto> {
+    return { admin_key: await this.settings.rotateAdminKey() };
   }
 
   @Put('config')

@@ -207,6 +207,11 @@ export class SystemDto {
   gateway: Record<string, unknown>;
 }
 
+export class AdminKeyDto {
+  @ApiProperty({ description: 'The new admin key, shown this once (only its SHA-256 is kept)', example: 'sk-tb-…' })
+  admin_key: string;
+}
+
 export class GatewayConfigDto {
   @ApiProperty({ type: String, example: 'http://127.0.0.1:11434' })
   ollama_url: string;

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ACCESS_LEVEL } from '../../auth/access-level.js';
 import { bearerToken, headerValue } from '../../auth/credentials.js';
@@ -20,8 +20,6 @@ function digest(value: string): Buffer {
 @Injectable()
 export class GatewayKeyStrategy implements AuthStrategy {
   readonly name = 'gateway-key' as const;
-  private admin: { key: string; digest: Buffer } | null = null;
-
   constructor(
     private readonly gateway: GatewaySettingsService,
     private readonly accounts: GatewayAccountsService,
@@ -31,16 +29,9 @@ export class GatewayKeyStrategy implements AuthStrategy {
     const key = this.keyOf(request);
     if (!key) return null;
     const hashed = digest(key);
-    if (timingSafeEqual(hashed, this.adminDigest())) return gatewayPrincipal({ subject: 'admin', tier: 'admin' });
+    if (this.gateway.isAdminKey(hashed)) return gatewayPrincipal({ subject: 'admin', tier: 'admin' });
     const owner = await this.accounts.verifyKey(key, hashed.toString('hex'));
     return gatewayPrincipal({ subject: owner.userId, tier: owner.tier, keyId: owner.keyId, email: owner.email });
-  }
-
-  /** The admin key's digest, computed again only when the settings change it. */
-  private adminDigest(): Buffer {
-    const adminKey = this.gateway.settings.admin_key;
-    if (this.admin?.key !== adminKey) this.admin = { key: adminKey, digest: digest(adminKey) };
-    return this.admin.digest;
   }
 
   private keyOf(request: CredentialRequest): string | null {

@@ -32,6 +32,9 @@ export interface GatewaySettings {
   loaded_models: Record<string, { keep_alive: string | number }>;
 }
 
+/** The settings without the admin key: what the shared database row holds and what the gateway reads at run time. */
+export type GatewayOptions = Omit<GatewaySettings, 'admin_key'>;
+
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
 
 /** `sk-tb-` and 48 hex characters (192 random bits), the gateway's key format for users and the admin. */
@@ -65,8 +68,18 @@ function priceProblems(value: unknown, path: string): string[] {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Checks a whole settings object (the file, or an admin's change merged into it); lists every problem. */
+/** Checks a whole settings file (the settings and the admin key, or an admin's change merged into it); lists every problem. */
 export function validateSettings(value: unknown): GatewaySettings {
+  return checkSettings(value, true) as GatewaySettings;
+}
+
+/** Checks the settings without the admin key (the database row keeps only the key's hash). */
+export function validateOptions(value: unknown): GatewayOptions {
+  const { admin_key: _adminKey, ...options } = checkSettings(value, false);
+  return options;
+}
+
+function checkSettings(value: unknown, withAdminKey: boolean): GatewayOptions & { admin_key?: string } {
   const problems: string[] = [];
   const base = defaultSettings();
   if (!isObject(value)) throw new PlatformError('BAD_REQUEST', 'The gateway configuration must be a JSON object');
@@ -75,7 +88,8 @@ export function validateSettings(value: unknown): GatewaySettings {
   const mode = value.backend_mode ?? base.backend_mode;
   if (mode !== 'bare' && mode !== 'docker') problems.push('backend_mode must be bare or docker');
   const adminKey = value.admin_key;
-  if (typeof adminKey !== 'string' || adminKey.length < 32) problems.push('admin_key must be at least 32 characters');
+  if (withAdminKey && (typeof adminKey !== 'string' || adminKey.length < 32))
+    problems.push('admin_key must be at least 32 characters');
   const hfToken = value.hf_token ?? null;
   if (hfToken !== null && typeof hfToken !== 'string') problems.push('hf_token must be a string or null');
   const limits = isObject(value.rate_limits) ? { ...base.rate_limits, ...value.rate_limits } : base.rate_limits;
@@ -121,7 +135,7 @@ export function validateSettings(value: unknown): GatewaySettings {
   return {
     ollama_url: (url as string).replace(/\/+$/, ''),
     backend_mode: mode as GatewaySettings['backend_mode'],
-    admin_key: adminKey as string,
+    ...(withAdminKey ? { admin_key: adminKey as string } : {}),
     hf_token: hfToken as string | null,
     rate_limits: { payg: limits.payg as number, sub: limits.sub as number },
     fallback_models: fallbacks as GatewaySettings['fallback_models'],

@@ -10,6 +10,7 @@ import { MeteringService } from './accounts/metering.service.js';
 import { SignupsService } from './accounts/signups.service.js';
 import { UserApiController } from './accounts/user-api.controller.js';
 import { AdminModelsController, AdminSignupsController, AdminSystemController } from './admin.controller.js';
+import { GatewaySettingsEntity } from './entities/gateway-settings.entity.js';
 import { GatewaySignupRequestEntity } from './entities/gateway-signup-request.entity.js';
 import { LandingController } from './landing.controller.js';
 import { GatewayLiveSessionEntity } from './entities/gateway-live-session.entity.js';
@@ -45,6 +46,7 @@ import { OpenAiController } from './openai.controller.js';
       GatewayTransactionEntity,
       GatewaySignupRequestEntity,
       GatewayLiveSessionEntity,
+      GatewaySettingsEntity,
     ]),
   ],
   controllers: [

@@ -302,7 +302,7 @@ export class PackageVersionsService {
     if (!row) return false;
     await this.versions.increment({ id: row.id }, 'downloads', 1);
     await this.packageRows.increment({ id: row.packageId }, 'totalDownloads', 1);
-    this.viewCache.invalidate(row.packageId);
+    await this.viewCache.invalidate(row.packageId);
     // Only when someone listens (search keeps its popularity boost in step): the read costs a query per download.
     if (this.events.hasListeners('downloadCounted')) {
       const counted = await this.packageRows.findOne({

@@ -1,3 +1,4 @@
+import { LocalMessageBroker } from '../../broker/index.js';
 import { PackageViewCache } from './package-view-cache.js';
 
 describe('PackageViewCache', () => {
@@ -34,5 +35,28 @@ describe('PackageViewCache', () => {
     cache.invalidate('id-1');
     cache.set('id-1', 'cloudm', { total_downloads: 1 }, snapshot);
     expect(cache.get('cloudm')).toBeUndefined();
+  });
+
+  it('drops a view when another registry process announces a change of its package', async () => {
+    // One broker for both: what Redis pub/sub (or the cluster primary's relay) does between processes.
+    const broker = new LocalMessageBroker();
+    const here = new PackageViewCache(broker);
+    const there = new PackageViewCache(broker);
+    await Promise.all([here.onModuleInit(), there.onModuleInit()]);
+    here.set('id-1', 'cloudm', { yanked: false }, here.snapshot());
+    there.invalidate('id-1');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(here.get('cloudm')).toBeUndefined();
+  });
+
+  it('drops every view when another registry process clears its cache', async () => {
+    const broker = new LocalMessageBroker();
+    const here = new PackageViewCache(broker);
+    const there = new PackageViewCache(broker);
+    await Promise.all([here.onModuleInit(), there.onModuleInit()]);
+    here.set('id-1', 'a', 1, here.snapshot());
+    there.clear();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(here.get('a')).toBeUndefined();
   });
 });

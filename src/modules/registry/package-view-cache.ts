@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
-import { publish, subscribe } from '../../cluster/cluster-bus.js';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { LocalMessageBroker, MESSAGE_BROKER, type MessageBroker } from '../../broker/index.js';
 
+/** A backstop only: every change is announced at once; this bounds a view kept through a lost announcement. */
 const TIME_TO_LIVE_MS = 30_000;
-const CACHE_CHANNEL = 'registry.package-view';
+const CACHE_TOPIC = 'registry.package-view';
 const MAX_ENTRIES = 20_000;
 
 interface Entry {
@@ -14,24 +15,33 @@ interface Entry {
 /**
  * Detail views of public packages, the registry's hottest read (every client update check and page view).
  * Only public packages are cached, because their view is the same for every caller. This process
- * invalidates an entry on every change it makes (events, download counts, publisher status) and tells
- * the other workers of a clustered registry; a separate process sharing the database sees the change
- * within the 30-second lifetime.
+ * invalidates an entry on every change it makes (events, download counts, publisher status) and announces
+ * it through the platform's message broker, so every registry process drops it too: Redis pub/sub reaches
+ * every node sharing the database, the primary's relay the other workers of a clustered registry.
  */
 @Injectable()
-export class PackageViewCache {
+export class PackageViewCache implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('PackageViewCache');
   private readonly byName = new Map<string, Entry>();
   private readonly nameById = new Map<string, string>();
   /** Bumped by every invalidation, so a view read before a change is never stored after it. */
   private generation = 0;
 
-  constructor() {
-    // Changes made by another worker of a clustered registry.
-    subscribe(CACHE_CHANNEL, (message) => {
+  private unsubscribe: (() => Promise<void>) | null = null;
+
+  constructor(@Optional() @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker = new LocalMessageBroker()) {}
+
+  /** Changes made by another registry process (another node, or another worker of this one). */
+  async onModuleInit(): Promise<void> {
+    this.unsubscribe = await this.broker.subscribe(CACHE_TOPIC, (message) => {
       const { packageId } = message as { packageId: string | null };
       if (packageId === null) this.clearLocal();
       else this.invalidateLocal(packageId);
     });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.unsubscribe?.();
   }
 
   get(nameLower: string, now = Date.now()): unknown {
@@ -61,14 +71,27 @@ export class PackageViewCache {
     this.nameById.set(packageId, nameLower);
   }
 
-  invalidate(packageId: string): void {
+  /** Drops the view here at once; resolves once every other registry process has been told (never rejects). */
+  invalidate(packageId: string): Promise<void> {
     this.invalidateLocal(packageId);
-    publish(CACHE_CHANNEL, { packageId });
+    return this.announce(packageId);
   }
 
-  clear(): void {
+  clear(): Promise<void> {
     this.clearLocal();
-    publish(CACHE_CHANNEL, { packageId: null });
+    return this.announce(null);
+  }
+
+  /**
+   * Tells every registry process; this one has already dropped the view (its own delivery changes nothing). The
+   * change's answer waits for it: Redis has handed the announcement to every node before the client hears back,
+   * so its next read on another node finds the view gone.
+   */
+  private announce(packageId: string | null): Promise<void> {
+    return this.broker.publish(CACHE_TOPIC, { packageId }).catch((error: unknown) => {
+      // The change is committed; other processes keep their view until its lifetime ends.
+      this.logger.warn(`could not announce a package change to the other registry processes: ${String(error)}`);
+    });
   }
 
   private invalidateLocal(packageId: string): void {

@@ -113,7 +113,7 @@ export class PublishersService {
   async setStatus(id: string, status: VerificationStatus): Promise<void> {
     await this.publishers.update({ id }, { verificationStatus: status, updatedAt: new Date() });
     // Package views carry `publisher.verified`, and so does the search index's stored score.
-    this.viewCache.clear();
+    await this.viewCache.clear();
     await this.events.emit('publisherChanged', { publisherId: id, verified: status === 'verified' });
   }
 
@@ -136,7 +136,7 @@ export class PublishersService {
       .andWhere('verification_status IN (:...from)', { from: [...from] })
       .execute();
     // Package views carry `publisher.verified`.
-    this.viewCache.clear();
+    await this.viewCache.clear();
     return (result.affected ?? 0) > 0;
   }
 

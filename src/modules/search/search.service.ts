@@ -1,5 +1,5 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { publish, subscribe } from '../../cluster/cluster-bus.js';
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { LocalMessageBroker, MESSAGE_BROKER, type MessageBroker } from '../../broker/index.js';
 import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
 import type { Caller } from '../registry/caller.js';
@@ -31,13 +31,14 @@ export interface SearchPage {
 }
 
 /**
- * How long another process's create, delete or visibility change can go unseen in the empty query's
- * total (CountCache): re-counted in the background after 5 s, at the latest after 30 s, as the
- * registry's cached package views. Changes made by this service, all cluster workers included, show at once.
+ * How long a create, delete or visibility change whose announcement was lost can go unseen in the empty
+ * query's total (CountCache): re-counted in the background after 5 s, at the latest after 30 s. Every change
+ * is announced to every registry process (other nodes through Redis, other workers through the primary), so
+ * it normally shows at once everywhere.
  */
 const PUBLIC_COUNT_LIFETIMES = { freshMs: 5_000, staleMs: 30_000 };
-/** Cluster channel on which workers tell each other that the public package count changed. */
-const PUBLIC_COUNT_CHANNEL = 'search.public-count';
+/** Broker topic on which registry processes tell each other that the public package count changed. */
+const PUBLIC_COUNT_TOPIC = 'search.public-count';
 
 /**
  * Search and autocomplete over the database's full-text engine (SearchEngine: SQLite FTS5, MySQL/
@@ -55,17 +56,21 @@ export class SearchService implements OnModuleInit {
     @Inject(SEARCH_ENGINE) private readonly engine: SearchEngine,
     private readonly catalog: PackageCatalogRepository,
     private readonly events: RegistryEvents,
+    @Optional() @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker = new LocalMessageBroker(),
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     // Create, update (visibility, type) and version changes all announce packageChanged; delete its own event.
+    // Awaited by the change (RegistryEvents awaits listeners), so other nodes are told before the client hears back.
     const invalidate = () => {
       this.publicCounts.invalidate();
-      publish(PUBLIC_COUNT_CHANNEL, null);
+      return this.broker.publish(PUBLIC_COUNT_TOPIC, null).catch((error: unknown) => {
+        new Logger('SearchService').warn(`could not announce a count change to the other processes: ${String(error)}`);
+      });
     };
     this.events.onPackageChanged(invalidate);
     this.events.onPackageDeleted(invalidate);
-    subscribe(PUBLIC_COUNT_CHANNEL, () => this.publicCounts.invalidate());
+    await this.broker.subscribe(PUBLIC_COUNT_TOPIC, () => this.publicCounts.invalidate());
   }
 
   async search(caller: Caller, request: SearchRequest): Promise<SearchPage> {

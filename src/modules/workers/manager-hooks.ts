@@ -22,11 +22,22 @@ export interface ProxyReloadResult {
   unchanged?: boolean;
 }
 
-/** A host:port that nginx lists as a `backup` server of the HTTP upstream (a healthy remote worker). */
+/**
+ * A host:port that nginx lists as a `backup` server of one of the site's upstreams: a healthy HTTP worker of
+ * another node, or (`service`) that node's registry or MCP transport.
+ */
 export interface BackupServer {
   host: string;
   port: number;
+  /** Absent: an HTTP worker (the `_http` upstream). */
+  service?: ClusterService;
 }
+
+/** The platform services besides the workers that a node's site fronts and another node can stand in for. */
+export type ClusterService = 'registry' | 'mcp';
+
+/** Where a node's registry and MCP transport listen (`GET cluster/services`). */
+export type ServiceAddresses = Record<ClusterService, { host: string; port: number }>;
 
 export interface ProxyControl {
   status(): Promise<ProxyStatus>;

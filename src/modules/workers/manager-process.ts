@@ -15,7 +15,13 @@ import {
   type WorkerSpec,
   type WorkerType,
 } from './worker-manager.js';
-import { NoProxy, type BackupServer, type ProxyControl, type ProxyStatus } from './manager-hooks.js';
+import {
+  NoProxy,
+  type BackupServer,
+  type ProxyControl,
+  type ProxyStatus,
+  type ServiceAddresses,
+} from './manager-hooks.js';
 import type { ClusterSummary } from './cluster/cluster-registry.js';
 import { loadManagerSecret } from './manager-secret.js';
 import { lowestFreePort, portRange } from './ports.js';
@@ -476,6 +482,14 @@ export class ManagerProcess {
       .sort((a, b) => this.order.indexOf(a.worker_id) - this.order.indexOf(b.worker_id))
       .map((record) => this.workerInfo(record));
     return [...local, ...this.cluster.remoteWorkers()];
+  }
+
+  /** The registry and MCP transport this node's site fronts (the same addresses its nginx site proxies to). */
+  services(): ServiceAddresses {
+    return {
+      registry: { host: this.config.registry.host, port: this.config.registry.port },
+      mcp: { host: this.config.mcp.host, port: this.config.mcp.port },
+    };
   }
 
   async status() {

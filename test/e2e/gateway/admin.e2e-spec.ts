@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { backends } from '../../support/backends.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
@@ -60,9 +58,7 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
 
     it('keeps a loaded model as a slot that a starting gateway loads again, until it is unloaded', async () => {
       await gateway.call('POST', '/admin/api/models/load', { model: 'llava', keep_alive: -1 });
-      const file = JSON.parse(await readFile(join(gateway.dataDir, 'gateway', 'config.json'), 'utf8')) as {
-        loaded_models: Record<string, unknown>;
-      };
+      const file = (await gateway.storedSettings()) as { loaded_models: Record<string, unknown> };
       expect(file.loaded_models).toMatchObject({ 'llava:latest': { keep_alive: -1 } });
       const list = await gateway.call<{ models: Array<AdminModel & { slot: boolean }> }>('GET', '/admin/api/models');
       expect(list.body.models.find((model) => model.name === 'llava:latest')?.slot).toBe(true);
@@ -157,17 +153,14 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
       expect(body.rate_limits).toEqual({ payg: 5, sub: 10 });
     });
 
-    it('merges a PATCH, validates it whole and writes the file', async () => {
+    it('merges a PATCH, validates it whole and stores it (the file, or the shared database on MySQL)', async () => {
       const patched = await gateway.call<Record<string, unknown>>('PATCH', '/admin/api/config', {
         rate_limits: { payg: 7 },
         hf_token: '********1234',
       });
       expect(patched.status).toBe(200);
       expect(patched.body.rate_limits).toEqual({ payg: 7, sub: 10 });
-      const file = JSON.parse(await readFile(join(gateway.dataDir, 'gateway', 'config.json'), 'utf8')) as Record<
-        string,
-        unknown
-      >;
+      const file = await gateway.storedSettings();
       expect(file.rate_limits).toEqual({ payg: 7, sub: 10 });
       // The masked token sent back unchanged keeps the real one.
       expect(file.hf_token).toBe('hf_secret_token_1234');
@@ -323,6 +316,7 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
         ['GET', '/admin/api/config'],
         ['PATCH', '/admin/api/config'],
         ['PUT', '/admin/api/config'],
+        ['POST', '/admin/api/admin-key'],
         ['GET', '/admin/api/signups'],
       ];
       for (const [method, path] of adminRoutes) {
@@ -334,6 +328,29 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
       for (const path of ['/user/api/me', '/user/api/usage', '/user/api/ratelimit', '/v1/models']) {
         expect([path, (await fetch(`${gateway.baseUrl}${path}`)).status]).toEqual([path, 401]);
       }
+    });
+  });
+
+  // Last: it replaces the admin key the other tests use.
+  describe('admin key', () => {
+    it('issues a new admin key once, which works while the old one is refused from then on', async () => {
+      const rotated = await gateway.call<{ admin_key: string }>('POST', '/admin/api/admin-key', {});
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.admin_key).toMatch(/^sk-tb-[0-9a-f]{48}$/);
+      const withNew = await gateway.call<Record<string, unknown>>(
+        'GET',
+        '/admin/api/config',
+        undefined,
+        rotated.body.admin_key,
+      );
+      expect(withNew.status).toBe(200);
+      expect(withNew.body.admin_key).toBe(`********${rotated.body.admin_key.slice(-4)}`);
+      const withOld = await gateway.call<{ error: { type: string } }>('GET', '/admin/api/config');
+      expect(withOld.status).toBe(401);
+      expect(withOld.body.error.type).toBe('authentication_error');
+      // The file keeps the key itself (mode 0600); the shared database only its hash.
+      const stored = JSON.stringify(await gateway.storedSettings());
+      expect(stored.includes(rotated.body.admin_key)).toBe(gateway.config.gateway.settingsStore === 'file');
     });
   });
 });

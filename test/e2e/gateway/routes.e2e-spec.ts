@@ -47,6 +47,7 @@ describe('gateway routes', () => {
 });
 
 const EXPECTED: Record<string, string> = {
+  'POST /admin/api/admin-key': 'gateway-key: admin',
   'GET /admin/api/config': 'gateway-key: admin',
   'PATCH /admin/api/config': 'gateway-key: admin',
   'PUT /admin/api/config': 'gateway-key: admin',

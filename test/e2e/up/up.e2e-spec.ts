@@ -1,31 +1,9 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backends } from '../../support/backends.js';
-import { runTb, startTb, type TbProcess } from '../../support/child-processes.js';
+import { descendants, runTb, startTb, type TbProcess } from '../../support/child-processes.js';
 import { alive, compiledTb, freePortRange } from '../../support/manager-under-test.js';
-
-/** Every process below `pid` (Linux /proc), so the test can check by pid that none outlives `tb up`. */
-async function descendants(pid: number): Promise<number[]> {
-  const parents = new Map<number, number[]>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const text = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
-    if (!text) continue;
-    // "pid (comm) state ppid …": comm may hold spaces, so read after the last ')'.
-    const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
-    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-  }
-  const found: number[] = [];
-  const walk = (parent: number) => {
-    for (const child of parents.get(parent) ?? []) {
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(pid);
-  return found;
-}
 
 /** `tb up` (npm start) as a real process on free ports: every service, a token, SIGTERM without orphans. */
 describe.each(backends())('tb up on $name', (backend) => {

@@ -30,6 +30,7 @@ const ROUTES: [string, string][] = [
   ['POST', 'workers/restart'],
   ['POST', 'nginx/reload'],
   ['GET', 'cluster/verify'],
+  ['GET', 'cluster/services'],
   ['POST', 'cluster/join'],
   ['GET', 'cluster/nodes'],
   ['DELETE', 'cluster/nodes/127.0.0.1:9'],

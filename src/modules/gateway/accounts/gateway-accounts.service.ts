@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, IsNull, type Repository } from 'typeorm';
+import { LocalMessageBroker, MESSAGE_BROKER, type MessageBroker } from '../../../broker/index.js';
 import { PlatformError } from '../../../common/errors.js';
 import { GatewayApiKeyEntity } from '../entities/gateway-api-key.entity.js';
 import { GatewayTransactionEntity, type GatewayTransactionKind } from '../entities/gateway-transaction.entity.js';
@@ -39,8 +40,12 @@ export interface KeyOwner {
 const KEY_FORMAT = /^sk-tb-[0-9a-f]{48}$/;
 const EMAIL_FORMAT = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
 const KEY_NAME_FORMAT = /^[A-Za-z0-9 ._-]{1,100}$/;
-/** How long a verified key is trusted without asking the database again (revocation takes at most this long). */
+/**
+ * How long a verified key is trusted without asking the database again. A change of a user's keys, tier or
+ * active flag is announced to every gateway process at once (KEY_CHANGES_TOPIC); this bounds a lost announcement.
+ */
 const KEY_CACHE_MS = 5_000;
+const KEY_CHANGES_TOPIC = 'gateway.key-owner';
 
 export function hashGatewayKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -73,8 +78,9 @@ function badRequest(field: string, message: string): never {
 
 /** Users, their keys (hashed at rest) and their balances; every balance change is one atomic UPDATE plus a transaction row. */
 @Injectable()
-export class GatewayAccountsService {
+export class GatewayAccountsService implements OnModuleInit, OnModuleDestroy {
   private readonly keyCache = new Map<string, { owner: KeyOwner; until: number }>();
+  private unsubscribe: (() => Promise<void>) | null = null;
 
   constructor(
     @InjectRepository(GatewayUserEntity) private readonly users: Repository<GatewayUserEntity>,
@@ -82,7 +88,19 @@ export class GatewayAccountsService {
     @InjectRepository(GatewayTransactionEntity) private readonly transactions: Repository<GatewayTransactionEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly metering: MeteringService,
+    @Optional() @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker = new LocalMessageBroker(),
   ) {}
+
+  /** Key, tier and deactivation changes made by another gateway process (another node) drop its cached keys here. */
+  async onModuleInit(): Promise<void> {
+    this.unsubscribe = await this.broker.subscribe(KEY_CHANGES_TOPIC, (message) =>
+      this.forgetCached((message as { userId: string }).userId),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.unsubscribe?.();
+  }
 
   async createUser(input: {
     email?: unknown;
@@ -159,7 +177,7 @@ export class GatewayAccountsService {
         );
       });
     }
-    this.forgetUser(id);
+    await this.forgetUser(id);
     return this.getUser(id);
   }
 
@@ -204,7 +222,7 @@ export class GatewayAccountsService {
     if (!key) throw new PlatformError('NOT_FOUND', `User ${userId} has no active key ${keyId}`);
     key.revokedAt = new Date();
     await this.keys.update({ id: key.id }, { revokedAt: key.revokedAt });
-    this.forgetUser(userId);
+    await this.forgetUser(userId);
     return keyView(key);
   }
 
@@ -246,7 +264,16 @@ export class GatewayAccountsService {
     });
   }
 
-  private forgetUser(userId: string): void {
+  /** Drops the user's cached keys here and, through the broker, in every other gateway process. */
+  private async forgetUser(userId: string): Promise<void> {
+    this.forgetCached(userId);
+    // Awaited: the admin's answer leaves once Redis has handed the announcement to every subscribed node.
+    await this.broker.publish(KEY_CHANGES_TOPIC, { userId }).catch((error: unknown) => {
+      new Logger('GatewayAccounts').warn(`could not announce a key change to the other nodes: ${String(error)}`);
+    });
+  }
+
+  private forgetCached(userId: string): void {
     for (const [hash, entry] of this.keyCache) if (entry.owner.userId === userId) this.keyCache.delete(hash);
   }
 

@@ -154,6 +154,19 @@ export class ClusterVerifyDto {
   @ApiProperty({ description: 'Random per manager process (a manager refuses to join itself)' }) instance!: string;
 }
 
+export class ServiceAddressDto {
+  @ApiProperty({ description: 'The address the service listens on (0.0.0.0 = every interface)', example: '0.0.0.0' })
+  host!: string;
+  @ApiProperty({ example: 4025 }) port!: number;
+}
+
+export class ClusterServicesDto {
+  @ApiProperty({ type: ServiceAddressDto, description: 'The registry this node’s nginx site fronts at /registry/' })
+  registry!: ServiceAddressDto;
+  @ApiProperty({ type: ServiceAddressDto, description: 'The MCP transport this node’s nginx site fronts at /mcp' })
+  mcp!: ServiceAddressDto;
+}
+
 export class BrokerDto {
   @ApiProperty({ enum: ['ipc', 'redis', 'local'] }) driver!: string;
   @ApiProperty() alive!: boolean;

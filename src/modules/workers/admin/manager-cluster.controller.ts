@@ -8,6 +8,7 @@ import {
   AcceptedDto,
   ClusterJoinResultDto,
   ClusterNodeDto,
+  ClusterServicesDto,
   ClusterVerifyDto,
   JoinClusterDto,
 } from './manager-admin.dto.js';
@@ -27,6 +28,15 @@ export class ManagerClusterController {
   @ApiOkResponse({ type: ClusterVerifyDto })
   verify(): ClusterVerifyDto {
     return { status: 'ok', instance: this.registry().instance };
+  }
+
+  @Get('services')
+  @ApiOperation({
+    summary: 'Where this node’s registry and MCP transport listen: the nodes that joined it list them as nginx backups',
+  })
+  @ApiOkResponse({ type: ClusterServicesDto })
+  services(): ClusterServicesDto {
+    return this.manager.services();
   }
 
   @Post('join')

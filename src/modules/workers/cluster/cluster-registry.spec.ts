@@ -21,6 +21,8 @@ interface FakeNode {
   instance: string;
   workers: FakeWorker[];
   down?: boolean;
+  /** What `GET cluster/services` answers; absent: a manager without the route (404). */
+  services?: { registry: { host: string; port: number }; mcp: { host: string; port: number } };
 }
 
 function fakeNetwork(nodes: Record<string, FakeNode>) {
@@ -35,6 +37,7 @@ function fakeNetwork(nodes: Record<string, FakeNode>) {
     if (secret !== node.secret) return Response.json({ code: 'FORBIDDEN' }, { status: 403 });
     if (url.pathname === '/api/cluster/verify') return Response.json({ status: 'ok', instance: node.instance });
     if (url.pathname === '/api/workers') return Response.json(node.workers);
+    if (url.pathname === '/api/cluster/services' && node.services) return Response.json(node.services);
     return Response.json({ code: 'NOT_FOUND' }, { status: 404 });
   }) as typeof globalThis.fetch;
   return { fetch, calls };
@@ -91,7 +94,13 @@ describe('ClusterRegistry', () => {
     const cluster = registry(network);
     await cluster.join({ host: 'b', port: 9005, secret: 'theirs' });
     await cluster.pollAll();
-    expect(network.calls.map((call) => call.secret)).toEqual(['theirs', 'theirs', 'theirs']);
+    expect(network.calls.map((call) => `${new URL(call.url).pathname} ${call.secret}`)).toEqual([
+      '/api/cluster/verify theirs',
+      '/api/workers theirs',
+      '/api/cluster/services theirs',
+      '/api/workers theirs',
+      '/api/cluster/services theirs',
+    ]);
     expect(JSON.parse(await readFile(file, 'utf8')).nodes[0].secret).toBe('theirs');
   });
 
@@ -131,6 +140,37 @@ describe('ClusterRegistry', () => {
     expect(cluster.backups()).toEqual([{ host: '10.0.0.2', port: 8000 }]);
     expect(backups).toEqual([[{ host: '10.0.0.2', port: 8000 }]]);
     expect(cluster.remoteWorkers().map((w) => w.worker_id)).not.toContain('http_8003');
+  });
+
+  it('offers the node’s registry and MCP transport as backups of their upstreams, at the node’s host', async () => {
+    const services = { registry: { host: '0.0.0.0', port: 4025 }, mcp: { host: '0.0.0.0', port: 8765 } };
+    const cluster = registry(
+      fakeNetwork({ '10.0.0.2:9005': { secret: OWN, instance: 'b', workers: [worker(8000)], services } }),
+    );
+    await cluster.join({ host: '10.0.0.2', port: 9005 });
+    expect(cluster.backups()).toEqual([
+      { host: '10.0.0.2', port: 8000 },
+      { host: '10.0.0.2', port: 8765, service: 'mcp' },
+      { host: '10.0.0.2', port: 4025, service: 'registry' },
+    ]);
+  });
+
+  it('leaves out a service that listens on loopback only when the node was joined by another address', async () => {
+    const services = { registry: { host: '0.0.0.0', port: 4025 }, mcp: { host: '127.0.0.1', port: 8765 } };
+    const cluster = registry(fakeNetwork({ '10.0.0.2:9005': { secret: OWN, instance: 'b', workers: [], services } }));
+    await cluster.join({ host: '10.0.0.2', port: 9005 });
+    expect(cluster.backups()).toEqual([{ host: '10.0.0.2', port: 4025, service: 'registry' }]);
+  });
+
+  it('drops a dead node’s registry and MCP backups with its workers', async () => {
+    const services = { registry: { host: '0.0.0.0', port: 4025 }, mcp: { host: '0.0.0.0', port: 8765 } };
+    const node: FakeNode = { secret: OWN, instance: 'b', workers: [], services };
+    const cluster = registry(fakeNetwork({ 'b:9005': node }));
+    await cluster.join({ host: 'b', port: 9005 });
+    expect(backups.at(-1)).toHaveLength(2);
+    node.down = true;
+    await cluster.pollAll();
+    expect(backups.at(-1)).toEqual([]);
   });
 
   it('marks a node that stops answering unhealthy, drops its workers and backups, and takes it back later', async () => {

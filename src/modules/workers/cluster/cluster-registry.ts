@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomically } from '../../../common/atomic-write.js';
 import { PlatformError } from '../../../common/errors.js';
-import type { BackupServer } from '../manager-hooks.js';
+import type { BackupServer, ClusterService, ServiceAddresses } from '../manager-hooks.js';
 import type { ClusterView, WorkerInfo } from '../manager-process.js';
 
 /** A joined node as `DATA_DIR/cluster-nodes.json` keeps it. */
@@ -56,6 +56,8 @@ interface NodeState extends ClusterNodeRecord {
   last_poll: string | null;
   last_error: string | null;
   workers: WorkerInfo[];
+  /** Where the node's registry and MCP transport listen (null: a manager that does not say). */
+  services: ServiceAddresses | null;
 }
 
 interface StoredNodes {
@@ -187,7 +189,11 @@ export class ClusterRegistry implements ClusterView {
     return [...this.nodesById.values()].filter((node) => node.healthy).flatMap((node) => node.workers);
   }
 
-  /** Healthy, running HTTP workers of healthy nodes, at their node's host: the upstream's `backup` servers. */
+  /**
+   * The upstreams' `backup` servers: healthy, running HTTP workers of healthy nodes, and those nodes' registry and
+   * MCP transport, all at their node's host. A service that listens on loopback only is left out when the node was
+   * joined by another address (it cannot be reached from here).
+   */
   backups(): BackupServer[] {
     const servers = new Map<string, BackupServer>();
     for (const node of this.nodesById.values()) {
@@ -195,8 +201,16 @@ export class ClusterRegistry implements ClusterView {
       for (const worker of node.workers)
         if (worker.type === 'http' && worker.state === 'running' && worker.healthy)
           servers.set(nodeId(node.host, worker.port), { host: node.host, port: worker.port });
+      for (const [service, listen] of Object.entries(node.services ?? {}) as [
+        ClusterService,
+        { host: string; port: number },
+      ][])
+        if (!isLoopback(listen.host) || isLoopback(node.host))
+          servers.set(`${service} ${nodeId(node.host, listen.port)}`, { host: node.host, port: listen.port, service });
     }
-    return [...servers.values()].sort((a, b) => a.host.localeCompare(b.host) || a.port - b.port);
+    return [...servers.values()].sort(
+      (a, b) => (a.service ?? '').localeCompare(b.service ?? '') || a.host.localeCompare(b.host) || a.port - b.port,
+    );
   }
 
   private async verify(node: ClusterNodeRecord): Promise<VerifyAnswer> {
@@ -225,6 +239,7 @@ export class ClusterRegistry implements ClusterView {
       node.workers = workers
         .filter((worker) => worker.node === 'local')
         .map((worker) => ({ ...worker, node: node.id }));
+      node.services = await this.services(node);
       if (!node.healthy) this.options.log?.(`cluster: ${node.id} is healthy`);
       node.healthy = true;
       node.last_seen = this.now().toISOString();
@@ -233,8 +248,22 @@ export class ClusterRegistry implements ClusterView {
       if (node.healthy) this.options.log?.(`cluster: ${node.id} failed: ${(error as Error).message}`);
       node.healthy = false;
       node.workers = [];
+      node.services = null;
       node.last_error = (error as Error).message;
     }
+  }
+
+  /** The node's registry and MCP addresses; a manager without the route (an older version) has none to offer. */
+  private async services(node: NodeState): Promise<ServiceAddresses | null> {
+    const response = await this.request(node, 'cluster/services');
+    if (response.status === 404) return null;
+    if (response.status !== 200) throw new Error(`GET cluster/services answered ${response.status}`);
+    const body = (await response.json()) as Partial<ServiceAddresses> | null;
+    const valid = (listen: unknown): listen is { host: string; port: number } =>
+      typeof (listen as { host?: unknown })?.host === 'string' &&
+      Number.isInteger((listen as { port?: unknown }).port) &&
+      (listen as { port: number }).port > 0;
+    return valid(body?.registry) && valid(body?.mcp) ? { registry: body.registry, mcp: body.mcp } : null;
   }
 
   /** GET on a node's admin API with its secret; an unreachable node is a CLUSTER_NODE_UNREACHABLE error. */
@@ -285,7 +314,11 @@ export function nodeId(host: string, port: number): string {
 }
 
 function unpolled(record: ClusterNodeRecord): NodeState {
-  return { ...record, healthy: false, last_seen: null, last_poll: null, last_error: null, workers: [] };
+  return { ...record, healthy: false, last_seen: null, last_poll: null, last_error: null, workers: [], services: null };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 function view(node: NodeState): ClusterNodeView {

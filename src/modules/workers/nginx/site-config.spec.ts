@@ -37,7 +37,8 @@ describe('renderSiteConfig', () => {
     const text = renderSiteConfig(input);
     expect(text).not.toMatch(/\bdown;/);
     const upstreams = text.match(/server 127\.0\.0\.1:\d+ max_fails=1 fail_timeout=5s;/g)!;
-    expect(upstreams).toHaveLength(input.httpPorts.length + input.wsPorts.length);
+    // Every worker port, and this node's registry and MCP transport.
+    expect(upstreams).toHaveLength(input.httpPorts.length + input.wsPorts.length + 2);
     expect(text).toMatch(/location \/api\/ \{[^}]*proxy_next_upstream error /);
   });
 
@@ -53,6 +54,44 @@ describe('renderSiteConfig', () => {
     expect(text).toContain('server 10.0.0.7:8000 max_fails=1 fail_timeout=5s backup;');
   });
 
+  it('proxies the registry and MCP through upstreams whose backups are the other nodes’ services', () => {
+    const text = renderSiteConfig({
+      ...input,
+      backups: [
+        { host: '10.0.0.7', port: 4025, service: 'registry' },
+        { host: '10.0.0.7', port: 8765, service: 'mcp' },
+      ],
+    });
+    expect(text).toMatch(
+      /upstream toolbox_registry \{\n {4}server 127\.0\.0\.1:4025 max_fails=1 fail_timeout=5s;\n {4}server 10\.0\.0\.7:4025 max_fails=1 fail_timeout=5s backup;\n\}/,
+    );
+    expect(text).toMatch(
+      /upstream toolbox_mcp \{\n {4}server 127\.0\.0\.1:8765 max_fails=1 fail_timeout=5s;\n {4}server 10\.0\.0\.7:8765 max_fails=1 fail_timeout=5s backup;\n\}/,
+    );
+    expect(text).toMatch(/location \/registry\/ \{\n {8}proxy_pass http:\/\/toolbox_registry\/;/);
+    expect(text).toMatch(/location \/mcp \{\n {8}proxy_pass http:\/\/toolbox_mcp;/);
+  });
+
+  it('passes a registry or MCP request to a backup on a failed connect, and resends only idempotent ones after', () => {
+    const text = renderSiteConfig(input);
+    for (const location of ['/registry/', '/mcp']) {
+      const block = new RegExp(`location ${location.replace(/\//g, '\\/')} \\{[^}]*\\}`).exec(text)![0];
+      expect(block).toContain('proxy_next_upstream error timeout http_502 http_503;');
+      expect(block).not.toContain('non_idempotent');
+    }
+  });
+
+  it('keeps no idle connections to the registry and MCP, which close them on their own schedule', () => {
+    const text = renderSiteConfig(input);
+    expect(/upstream toolbox_registry \{[^}]*\}/.exec(text)![0]).not.toContain('keepalive');
+    expect(/upstream toolbox_mcp \{[^}]*\}/.exec(text)![0]).not.toContain('keepalive');
+  });
+
+  it('lists no backup that repeats this node’s own service address', () => {
+    const text = renderSiteConfig({ ...input, backups: [{ host: '127.0.0.1', port: 4025, service: 'registry' }] });
+    expect(/upstream toolbox_registry \{[^}]*\}/.exec(text)![0]).not.toContain('backup');
+  });
+
   it('routes WebSockets by a consistent hash with upgrade headers and long timeouts', () => {
     const text = renderSiteConfig(input);
     expect(text).toMatch(/upstream toolbox_ws \{\n {4}hash \$request_uri consistent;/);
@@ -61,8 +100,10 @@ describe('renderSiteConfig', () => {
 
   it('proxies the registry (prefix stripped), the MCP transport and the auth endpoints', () => {
     const text = renderSiteConfig(input);
-    expect(text).toContain('location /registry/ {\n        proxy_pass http://127.0.0.1:4025/;');
-    expect(text).toContain('location /mcp {\n        proxy_pass http://127.0.0.1:8765;');
+    expect(text).toContain('location /registry/ {\n        proxy_pass http://toolbox_registry/;');
+    expect(text).toContain('upstream toolbox_registry {\n    server 127.0.0.1:4025 max_fails=1 fail_timeout=5s;');
+    expect(text).toContain('location /mcp {\n        proxy_pass http://toolbox_mcp;');
+    expect(text).toContain('upstream toolbox_mcp {\n    server 127.0.0.1:8765 max_fails=1 fail_timeout=5s;');
     for (const path of ['/validateSession', '/IsValidSession', '/web/logoutS', '/auth/magic/verify'])
       expect(text).toContain(`location = ${path} {`);
   });

@@ -18,7 +18,7 @@ export interface SiteConfigInput {
   httpPorts: number[];
   wsPorts: number[];
   workerHost: string;
-  /** Healthy HTTP workers of cluster nodes: `backup` servers of the HTTP upstream. */
+  /** Healthy HTTP workers of cluster nodes, and their registry and MCP transport: `backup` servers of the upstreams. */
   backups: BackupServer[];
   registry: { host: string; port: number };
   mcp: { host: string; port: number };
@@ -77,6 +77,19 @@ export function renderSiteConfig(input: SiteConfigInput): string {
   // No try limit: free slots, a killed worker and not yet started ports can come before the live one, and every
   // server is tried at most once per request anyway.
   const nextUpstream = 'proxy_next_upstream error timeout http_502 http_503;';
+  const backupsOf = (service: BackupServer['service'], own?: { host: string; port: number }) =>
+    input.backups
+      .filter((backup) => backup.service === service)
+      // Another node's service at this node's own address (one machine, shared ports) would only repeat it.
+      .filter((backup) => !own || address(backup.host, backup.port) !== address(own.host, own.port))
+      .map((backup) => `    server ${address(backup.host, backup.port)} ${passiveCheck} backup;\n`)
+      .join('');
+  // The registry and the MCP transport of this node, with the other nodes' as backups: nginx sends a request to
+  // them only when this node's refuses or fails (nginx's rule above: a request that reached the server is resent
+  // only when its method is idempotent). No upstream keep-alive: these services close idle connections on their
+  // own schedule, and a POST sent on a connection they just closed could not be resent.
+  const serviceUpstream = (service: 'registry' | 'mcp') =>
+    `upstream ${zone}_${service} {\n    server ${address(input[service].host, input[service].port)} ${passiveCheck};\n${backupsOf(service, input[service])}}`;
   const auth = (location: string, methods: string) => `    location = ${location} {
         limit_except ${methods} { deny all; }
         limit_req zone=${zone}_auth burst=10 nodelay;
@@ -116,8 +129,7 @@ map "$request_method|$http_sec_fetch_site|$http_origin|$http_host" $${zone}_cros
 upstream ${zone}_http {
     least_conn;
 ${input.httpPorts.map(server).join('\n')}
-${input.backups.map((backup) => `    server ${address(backup.host, backup.port)} ${passiveCheck} backup;`).join('\n')}
-    keepalive 64;
+${backupsOf(undefined)}    keepalive 64;
     keepalive_requests 10000;
     # Shorter than the workers' own keep-alive timeout: nginx, not the worker, closes an idle connection.
     keepalive_timeout ${PROXY_UPSTREAM_IDLE_SECONDS}s;
@@ -127,6 +139,10 @@ upstream ${zone}_ws {
     hash $request_uri consistent;
 ${input.wsPorts.map(server).join('\n')}
 }
+
+${serviceUpstream('registry')}
+
+${serviceUpstream('mcp')}
 
 server {
     listen ${input.listenPort}${input.deferredAccept ? ' deferred' : ''};
@@ -209,14 +225,16 @@ ${auth('/auth/magic/verify', 'GET POST')}
     }
 
     location /registry/ {
-        proxy_pass http://${address(input.registry.host, input.registry.port)}/;
+        proxy_pass http://${zone}_registry/;
         ${proxyHeaders}
+        ${nextUpstream}
         proxy_request_buffering off;
     }
 
     location /mcp {
-        proxy_pass http://${address(input.mcp.host, input.mcp.port)};
+        proxy_pass http://${zone}_mcp;
         ${proxyHeaders}
+        ${nextUpstream}
         proxy_buffering off;
         proxy_read_timeout 3600s;
     }
