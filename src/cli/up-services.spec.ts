@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/config.js';
-import { healthUrl, reachableHost, selectServices, serviceArgv, stopDeadlineMs } from './up-services.js';
+import { healthUrl, reachableHost, selectServices, serviceArgv, stopDeadlineMs, upTrustProxy } from './up-services.js';
 
 describe('tb up services', () => {
   it('runs every service by default, the registry first', () => {
@@ -10,6 +10,14 @@ describe('tb up services', () => {
   it('takes a comma list (UP_SERVICES / --services) in start order, minus --no-<name>', () => {
     expect(selectServices('manager, registry')).toEqual(['registry', 'manager']);
     expect(selectServices(undefined, ['gateway', 'mcp'])).toEqual(['registry', 'manager']);
+  });
+
+  it("believes loopback's X-Forwarded-For once the platform's nginx site fronts the services, unless the operator chose", () => {
+    expect(upTrustProxy(undefined, ['registry', 'mcp', 'gateway', 'manager'], true)).toBe('loopback');
+    expect(upTrustProxy(undefined, ['registry', 'mcp', 'gateway', 'manager'], false)).toBeUndefined();
+    expect(upTrustProxy(undefined, ['registry', 'mcp'], true)).toBeUndefined();
+    expect(upTrustProxy('false', ['registry', 'manager'], true)).toBe('false');
+    expect(upTrustProxy('10.0.0.0/8', ['manager'], false)).toBe('10.0.0.0/8');
   });
 
   it('rejects unknown names and an empty selection', () => {

@@ -26,6 +26,19 @@ function splitList(list: string): string[] {
     .filter(Boolean);
 }
 
+/**
+ * The TRUST_PROXY the services get: behind the platform's nginx site (it exists and the manager runs) every request
+ * reaches them from 127.0.0.1, so they believe the X-Forwarded-For nginx appends there — unless the operator chose.
+ */
+export function upTrustProxy(
+  operatorChoice: string | undefined,
+  services: readonly UpService[],
+  nginxSiteConfigured: boolean,
+): string | undefined {
+  if (operatorChoice !== undefined) return operatorChoice;
+  return services.includes('manager') && nginxSiteConfigured ? 'loopback' : undefined;
+}
+
 /** A wildcard listen address is probed and printed as loopback. */
 export function reachableHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';

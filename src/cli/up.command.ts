@@ -23,6 +23,7 @@ import {
   selectServices,
   serviceArgv,
   stopDeadlineMs,
+  upTrustProxy,
   type UpService,
 } from './up-services.js';
 
@@ -71,6 +72,8 @@ export async function runUpCommand(argv: string[], io: CommandIo = processIo()):
   const jwtSecret = shared.jwtSecret ?? (await ensurePersistedSecret(shared.dataDir));
   const config = loadConfig(io.env, { dataDir: shared.dataDir, jwtSecret, port: registryPort });
   const env: NodeJS.ProcessEnv = { ...io.env, DATA_DIR: config.dataDir, PLATFORM_JWT_SECRET: jwtSecret };
+  const trustProxy = upTrustProxy(io.env.TRUST_PROXY, services, await nginxSiteConfigured(config));
+  if (trustProxy !== undefined) env.TRUST_PROXY = trustProxy;
 
   const busy = await busyPorts(services, config);
   if (busy.length > 0) {
@@ -240,13 +243,19 @@ async function nginxLine(config: PlatformConfig): Promise<string> {
   const binary = await findNginx(config);
   if (!binary) return 'nginx: not installed — running without it; the workers answer on their own ports.';
   const site = nginxPaths(config).sitePath;
-  const configured = await stat(site).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-  if (configured) return `nginx: ${binary}, site ${site} (the manager rewrites and reloads it)`;
+  if (await nginxSiteConfigured(config)) {
+    return `nginx: ${binary}, site ${site} (the manager rewrites and reloads it; the services trust its X-Forwarded-For)`;
+  }
   return (
     `nginx: installed (${binary}) but not set up for the platform — run, as root, "npx tb workers nginx-init", ` +
     '"npx tb workers nginx-config --write-htpasswd" and "npx tb workers nginx-reload" (docs/workers.md § nginx).'
+  );
+}
+
+/** Whether the platform's nginx site exists (written by `tb workers nginx-config`). */
+function nginxSiteConfigured(config: PlatformConfig): Promise<boolean> {
+  return stat(nginxPaths(config).sitePath).then(
+    (s) => s.isFile(),
+    () => false,
   );
 }
