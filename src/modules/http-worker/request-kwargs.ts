@@ -181,7 +181,16 @@ async function readMultipartForm(
       parser.on('close', () => {
         Promise.all(pending).then(() => (failed ? undefined : resolve()), fail);
       });
-      request.on('aborted', () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client')));
+      // A client that gave up while the upload directory was being made (a busy worker) has already closed the
+      // request: its 'aborted' event is gone and the body never ends, so check the state as well as the event.
+      const aborted = () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client'));
+      request.on('close', () => {
+        if (!request.complete) aborted();
+      });
+      if (request.destroyed) {
+        aborted();
+        return;
+      }
       request.pipe(parser);
     });
   } catch (error) {
