@@ -21,3 +21,12 @@ export function parseDuration(text: string): number {
   const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
   return Number(match[1]) * unit;
 }
+
+/** `--port N`: a port number (0: any free port), or undefined when the flag is absent. */
+export function portFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a port number (got "${value}")`);
+  return port;
+}

@@ -2,9 +2,8 @@ import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { GatewayAppModule, gatewayHttpAppOptions } from '../apps/gateway.app-module.js';
 import { loadConfig, type PlatformConfig } from '../config/config.js';
 import { GatewaySettingsService } from '../modules/gateway/index.js';
-import { parseCommandArgs } from './cli-args.js';
+import { parseCommandArgs, portFlag } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
-import { portFlag } from './registry.command.js';
 
 export async function startGateway(config: PlatformConfig) {
   const app = await createHttpApp(GatewayAppModule.forRoot(config), gatewayHttpAppOptions(config));

@@ -13,9 +13,8 @@ import {
   type McpKeyInfo,
   type McpPrincipal,
 } from '../modules/mcp/index.js';
-import { parseCommandArgs } from './cli-args.js';
+import { parseCommandArgs, portFlag } from './cli-args.js';
 import { processIo, reportingDomainErrors, type CommandIo } from './command-io.js';
-import { portFlag } from './registry.command.js';
 
 const USAGE = `usage: tb mcp [--port 8765] [--host 127.0.0.1] [--no-auth] [--stdio] [--data-dir DIR]
        tb mcp keys create NAME [--permissions read,execute] | list [--json] | revoke NAME`;

@@ -4,7 +4,7 @@ import { RegistryAccountsService } from '../modules/registry/registry-accounts.s
 import { RegistryAppModule, registryHttpAppOptions } from '../apps/registry.app-module.js';
 import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { UsageError } from '../common/errors.js';
-import { parseCommandArgs } from './cli-args.js';
+import { parseCommandArgs, portFlag } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 import { parseWorkersFlag, runClustered } from '../cluster/run-clustered.js';
 import { migrateDatabase } from '../database/migrate.js';
@@ -27,14 +27,6 @@ export async function serveRegistry(config: PlatformConfig, announce: (url: stri
     ready: announce,
     logger: platformLoggerFor(config.log, config.debug),
   });
-}
-
-export function portFlag(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be a port number (got "${value}")`);
-  return port;
 }
 
 /** `tb registry [--port N] [--data-dir DIR] [--workers N|auto]` and `tb registry admins grant|revoke USER_ID`. */

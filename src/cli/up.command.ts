@@ -12,10 +12,9 @@ import {
   type ChildHandle,
   type SupervisorEvent,
 } from '../supervisor/index.js';
-import { parseCommandArgs } from './cli-args.js';
+import { parseCommandArgs, portFlag } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 import { ensurePersistedSecret } from './platform-secret.js';
-import { portFlag } from './registry.command.js';
 import {
   UP_SERVICES,
   healthUrl,

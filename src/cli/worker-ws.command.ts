@@ -2,9 +2,8 @@ import { createHttpApp, listen, type HttpAppOptions } from '../apps/create-http-
 import { WsWorkerAppModule, wsWorkerHttpAppOptions } from '../apps/ws-worker.app-module.js';
 import { loadConfig, type PlatformConfig } from '../config/config.js';
 import type { AppCoreOptions } from '../modules/app-core/index.js';
-import { parseCommandArgs } from './cli-args.js';
+import { parseCommandArgs, portFlag } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
-import { portFlag } from './registry.command.js';
 
 /** Starts one WebSocket worker on `config.wsWorker` (host, basePort); returns the app and its URL. */
 export async function startWsWorker(

@@ -1,10 +1,8 @@
 import { startHttpWorkerApp, type RunningHttpWorker } from '../apps/http-worker.app-module.js';
 import { UsageError } from '../common/errors.js';
 import { loadConfig } from '../config/config.js';
-import { parseCommandArgs } from './cli-args.js';
+import { parseCommandArgs, portFlag } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
-import { portFlag } from './registry.command.js';
-import { runWsWorker } from './worker-ws.command.js';
 
 const USAGE =
   'usage: tb worker http [--port N] [--worker-id ID] [--data-dir DIR] | tb worker ws [--port N] [--data-dir DIR]';
@@ -13,7 +11,7 @@ const USAGE =
 export async function runWorkerCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   const [kind, ...rest] = argv;
   if (kind === 'http') return runHttpWorker(rest, io);
-  if (kind === 'ws') return runWsWorker(rest, io);
+  if (kind === 'ws') return (await import('./worker-ws.command.js')).runWsWorker(rest, io);
   throw new UsageError(USAGE);
 }
 
