@@ -89,6 +89,12 @@ function rpcSettings(config: PlatformConfig): RpcSettings {
     providerTimeoutMs: Math.round(config.rpc.providerTimeoutSeconds * 1000),
     maxMessageBytes: config.rpc.maxMessageBytes,
     maxConcurrentCalls: config.rpc.maxConcurrentCalls,
+    maxConnectionsPerAddress: config.rpc.maxConnectionsPerAddress,
+    maxPendingConnections: config.rpc.maxPendingConnections,
+    maxPendingPerAddress: config.rpc.maxPendingPerAddress,
+    upgradeTimeoutMs: Math.round(config.rpc.upgradeTimeoutSeconds * 1000),
+    connectionsPerSecond: config.rpc.connectionsPerSecond,
+    allowedPeerConnectionsPerSecond: config.rpc.allowedPeerConnectionsPerSecond,
   };
 }
 

@@ -341,6 +341,18 @@ export interface RpcConfig {
   maxMessageBytes: number;
   /** RPC_MAX_CONCURRENT_CALLS: calls a provider runs at once (64). */
   maxConcurrentCalls: number;
+  /** RPC_MAX_CONNECTIONS_PER_ADDRESS: inbound connections one address may have open at once (64). */
+  maxConnectionsPerAddress: number;
+  /** RPC_MAX_PENDING_CONNECTIONS: inbound connections in their upgrade at once, all addresses (128). */
+  maxPendingConnections: number;
+  /** RPC_MAX_PENDING_PER_ADDRESS: inbound connections one address may have in their upgrade at once (8). */
+  maxPendingPerAddress: number;
+  /** RPC_UPGRADE_TIMEOUT_SECONDS: an inbound connection not upgraded (Noise + yamux) by then is closed (5). */
+  upgradeTimeoutSeconds: number;
+  /** RPC_CONNECTIONS_PER_SECOND_PER_ADDRESS: new inbound connections per address and second (5). */
+  connectionsPerSecond: number;
+  /** RPC_ALLOWED_PEER_CONNECTIONS_PER_SECOND: the same for an address an allowed peer connected from (50). */
+  allowedPeerConnectionsPerSecond: number;
 }
 
 export const SERVICE_NAMES = ['registry', 'httpWorker', 'wsWorker', 'manager', 'mcp', 'gateway'] as const;
@@ -728,6 +740,15 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       providerTimeoutSeconds: read.number('RPC_PROVIDER_TIMEOUT_SECONDS', 25, { min: 0.001 }),
       maxMessageBytes: read.integer('RPC_MAX_MESSAGE_BYTES', 4 * MiB, { min: 1024, max: 1024 * MiB }),
       maxConcurrentCalls: read.integer('RPC_MAX_CONCURRENT_CALLS', 64, { min: 1, max: 10_000 }),
+      maxConnectionsPerAddress: read.integer('RPC_MAX_CONNECTIONS_PER_ADDRESS', 64, { min: 1, max: 100_000 }),
+      maxPendingConnections: read.integer('RPC_MAX_PENDING_CONNECTIONS', 128, { min: 1, max: 100_000 }),
+      maxPendingPerAddress: read.integer('RPC_MAX_PENDING_PER_ADDRESS', 8, { min: 1, max: 100_000 }),
+      upgradeTimeoutSeconds: read.number('RPC_UPGRADE_TIMEOUT_SECONDS', 5, { min: 0.1 }),
+      connectionsPerSecond: read.integer('RPC_CONNECTIONS_PER_SECOND_PER_ADDRESS', 5, { min: 1, max: 100_000 }),
+      allowedPeerConnectionsPerSecond: read.integer('RPC_ALLOWED_PEER_CONNECTIONS_PER_SECOND', 50, {
+        min: 1,
+        max: 100_000,
+      }),
     },
   };
 

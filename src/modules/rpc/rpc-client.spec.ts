@@ -7,7 +7,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { FrameDecoder, encodeFrame } from './framing.js';
 import { loadOrCreatePeerKey } from './identity.js';
 import { RPC_PROTOCOL, parseRequest, type RpcRequest } from './messages.js';
-import { NO_ANSWER } from './rpc-client.js';
+import { NO_ANSWER, isRefusal } from './rpc-client.js';
 import { createRpcNode } from './rpc-node.js';
 import { RpcPeerNode } from './rpc-peer.js';
 
@@ -117,5 +117,28 @@ describe('RpcClient correlator', () => {
     const nobody = peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString();
     const unreachable = await consumer.call(`/ip4/127.0.0.1/tcp/1/p2p/${nobody}`, 'm.f', { timeout: 5 });
     expect(unreachable.info.exec_code).toBe(503);
+  });
+});
+
+describe('isRefusal', () => {
+  const named = (name: string, message: string, extra: object = {}) =>
+    Object.assign(new Error(message), { name, ...extra });
+
+  it('takes a handshake cut short or a reset for the provider turning the connection away', () => {
+    expect(isRefusal(named('EncryptionFailedError', 'Encryption failed'))).toBe(true);
+    expect(isRefusal(named('Error', 'connection error 127.0.0.1:9100: connect ECONNRESET 127.0.0.1:9100'))).toBe(true);
+    expect(isRefusal(new AggregateError([named('Error', 'write EPIPE', { code: 'EPIPE' })], 'All dials failed'))).toBe(
+      true,
+    );
+    expect(isRefusal(new Error('dial failed', { cause: named('Error', 'reset', { code: 'ECONNRESET' }) }))).toBe(true);
+  });
+
+  it('does not retry an address nobody listens on, the wrong peer or a protocol the provider lacks', () => {
+    expect(isRefusal(named('Error', 'connect ECONNREFUSED 127.0.0.1:1', { code: 'ECONNREFUSED' }))).toBe(false);
+    expect(
+      isRefusal(named('EncryptionFailedError', 'Payload identity key X does not match expected remote identity key Y')),
+    ).toBe(false);
+    expect(isRefusal(named('UnsupportedProtocolError', 'protocol selection failed'))).toBe(false);
+    expect(isRefusal('ECONNRESET')).toBe(false);
   });
 });

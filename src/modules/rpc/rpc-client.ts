@@ -52,6 +52,9 @@ interface Pending {
 }
 
 const FORGOTTEN_LIMIT = 10_000;
+/** Backoff between dials a provider turned away: doubling from 50 ms up to 1 s, each jittered ±50 %. */
+const FIRST_REDIAL_DELAY_MS = 50;
+const MAX_REDIAL_DELAY_MS = 1000;
 
 /** One stream to one provider peer, carrying any number of calls at once. */
 class Session {
@@ -146,7 +149,7 @@ export class RpcClient {
     const started = Date.now();
     let session: Session;
     try {
-      session = await this.withDeadline(this.session(target), timeoutMs, options.signal);
+      session = await this.withDeadline(this.session(target, started + timeoutMs), timeoutMs, options.signal);
     } catch (error) {
       if (error instanceof LocalOutcome) return local(error.code, error.message, origin);
       return local(RPC_LOCAL_CODE.UNAVAILABLE, `could not reach peer: ${(error as Error).message}`, origin);
@@ -215,23 +218,37 @@ export class RpcClient {
     }
   }
 
-  private session(target: { peerId: string; dial: PeerId | Multiaddr }): Promise<Session> {
+  /** The session to a peer: the open one, the one being opened, or a new one (dialling until `deadline`). */
+  private session(target: { peerId: string; dial: PeerId | Multiaddr }, deadline: number): Promise<Session> {
     const key = target.peerId;
     const live = this.live.get(key);
     if (live && !live.closed) return Promise.resolve(live);
     const existing = this.opening.get(key);
     if (existing) return existing;
-    const opening = this.open(target.dial, key).finally(() => this.opening.delete(key));
+    const opening = this.open(target.dial, key, deadline).finally(() => this.opening.delete(key));
     this.opening.set(key, opening);
     return opening;
   }
 
-  private async open(dial: PeerId | Multiaddr, key: string): Promise<Session> {
-    const stream = await this.node.dialProtocol(dial, RPC_PROTOCOL, { runOnLimitedConnection: true });
-    const session = new Session(stream, key);
-    this.live.set(key, session);
-    void this.read(session);
-    return session;
+  private async open(dial: PeerId | Multiaddr, key: string, deadline: number): Promise<Session> {
+    let delayMs = FIRST_REDIAL_DELAY_MS;
+    for (;;) {
+      try {
+        const stream = await this.node.dialProtocol(dial, RPC_PROTOCOL, { runOnLimitedConnection: true });
+        const session = new Session(stream, key);
+        this.live.set(key, session);
+        void this.read(session);
+        return session;
+      } catch (error) {
+        // A provider turns away a new connection during its handshake when this address has too many
+        // connections in their upgrade or opened too many this second; the call waits its turn and dials
+        // again while its time lasts. Anything else (nobody listening, the wrong peer) fails at once.
+        const wait = delayMs * (0.5 + Math.random());
+        if (!isRefusal(error) || Date.now() + wait >= deadline) throw error;
+        await new Promise((resume) => setTimeout(resume, wait));
+        delayMs = Math.min(delayMs * 2, MAX_REDIAL_DELAY_MS);
+      }
+    }
   }
 
   private async read(session: Session): Promise<void> {
@@ -312,6 +329,24 @@ function local(
   return kind === 'InputError'
     ? Result.defaultUserError(message, code, options)
     : Result.defaultInternalError(message, code, options);
+}
+
+/**
+ * Whether a failed dial is the provider turning the connection away (a reset, or a handshake it cut
+ * short), as opposed to an address nobody listens on or a peer that is not who the address names.
+ */
+export function isRefusal(error: unknown): boolean {
+  const queue: unknown[] = [error];
+  for (let index = 0; index < queue.length && index < 32; index++) {
+    const each = queue[index] as { name?: string; code?: string; message?: string; errors?: unknown; cause?: unknown };
+    if (each === null || typeof each !== 'object') continue;
+    const message = String(each.message ?? '');
+    if (each.name === 'EncryptionFailedError' && !/identity key|signature|remote static/i.test(message)) return true;
+    if (each.code === 'ECONNRESET' || each.code === 'EPIPE' || /\b(ECONNRESET|EPIPE)\b/.test(message)) return true;
+    if (Array.isArray(each.errors)) queue.push(...(each.errors as unknown[]));
+    if (each.cause !== undefined) queue.push(each.cause);
+  }
+  return false;
 }
 
 /** The peer id (the session key) and what to dial for a peer given as id, PeerId or multiaddr. */

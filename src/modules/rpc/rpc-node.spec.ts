@@ -1,6 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateKeyPair } from '@libp2p/crypto/keys';
+import { multiaddr } from '@multiformats/multiaddr';
+import { eventually } from '../../../test/support/eventually.js';
 import { loadOrCreatePeerKey, peerIdOf } from './identity.js';
 import { createRpcNode } from './rpc-node.js';
 
@@ -49,6 +52,47 @@ describe('createRpcNode', () => {
     } finally {
       await Promise.all([allowed.stop(), refused.stop()]);
       await relay.stop();
+    }
+  });
+
+  it('holds an address to its open connections and gives a slot back when a connection closes', async () => {
+    const server = await createRpcNode({
+      privateKey: await generateKeyPair('Ed25519'),
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      inbound: { maxConnectionsPerAddress: 2, connectionsPerSecond: 100, allowedPeerConnectionsPerSecond: 100 },
+    });
+    const address = multiaddr(server.getMultiaddrs()[0].toString());
+    const clients = await Promise.all(
+      Array.from({ length: 4 }, async () => createRpcNode({ privateKey: await generateKeyPair('Ed25519') })),
+    );
+    try {
+      await clients[0].dial(address);
+      await clients[1].dial(address);
+      await expect(clients[2].dial(address)).rejects.toThrow();
+      await clients[0].hangUp(server.peerId);
+      // The server sees the close a moment after the client.
+      const deadline = Date.now() + 5000;
+      let connected = false;
+      while (!connected && Date.now() < deadline) {
+        connected = await clients[3].dial(address).then(
+          () => true,
+          () => false,
+        );
+        if (!connected) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(connected).toBe(true);
+      // Connections that came and went leave no slot taken.
+      await Promise.all([clients[1].hangUp(server.peerId), clients[3].hangUp(server.peerId)]);
+      await eventually(
+        async () => server.getConnections().length,
+        (count) => count === 0,
+        5000,
+      );
+      await clients[0].dial(address);
+      await clients[2].dial(address);
+    } finally {
+      await Promise.all(clients.map((client) => client.stop()));
+      await server.stop();
     }
   });
 });

@@ -4,7 +4,7 @@ import type { Result } from '../app-core/result.js';
 import { AccessPolicyStore, policyPath } from './access-policy.js';
 import { loadOrCreatePeerKey, peerKeyPath } from './identity.js';
 import { RpcClient, type RpcCallOptions, type RpcClientStats, type RpcPeer } from './rpc-client.js';
-import { createRpcNode } from './rpc-node.js';
+import { DEFAULT_INBOUND_SETTINGS, createRpcNode } from './rpc-node.js';
 import { RpcProvider, type RpcProviderLogger, type RpcProviderStats } from './rpc-provider.js';
 
 /** Settings of a peer, as the `rpc` section of the platform configuration holds them. */
@@ -17,6 +17,18 @@ export interface RpcSettings {
   maxMessageBytes: number;
   /** Calls a provider runs at once (RPC_MAX_CONCURRENT_CALLS, 64). */
   maxConcurrentCalls: number;
+  /** Inbound connections one address may have open at once (RPC_MAX_CONNECTIONS_PER_ADDRESS, 64). */
+  maxConnectionsPerAddress: number;
+  /** Inbound connections in their upgrade at once, over all addresses (RPC_MAX_PENDING_CONNECTIONS, 128). */
+  maxPendingConnections: number;
+  /** Inbound connections one address may have in their upgrade at once (RPC_MAX_PENDING_PER_ADDRESS, 8). */
+  maxPendingPerAddress: number;
+  /** Time an inbound connection has to finish its upgrade, in milliseconds (RPC_UPGRADE_TIMEOUT_SECONDS, 5 s). */
+  upgradeTimeoutMs: number;
+  /** New inbound connections per address and second (RPC_CONNECTIONS_PER_SECOND_PER_ADDRESS, 5). */
+  connectionsPerSecond: number;
+  /** The same for an address an allowed peer connected from (RPC_ALLOWED_PEER_CONNECTIONS_PER_SECOND, 50). */
+  allowedPeerConnectionsPerSecond: number;
 }
 
 export const DEFAULT_RPC_SETTINGS: RpcSettings = {
@@ -24,6 +36,12 @@ export const DEFAULT_RPC_SETTINGS: RpcSettings = {
   providerTimeoutMs: 25_000,
   maxMessageBytes: 4 * 1024 * 1024,
   maxConcurrentCalls: 64,
+  maxConnectionsPerAddress: DEFAULT_INBOUND_SETTINGS.maxConnectionsPerAddress,
+  maxPendingConnections: DEFAULT_INBOUND_SETTINGS.maxPendingConnections,
+  maxPendingPerAddress: DEFAULT_INBOUND_SETTINGS.maxPendingPerAddress,
+  upgradeTimeoutMs: DEFAULT_INBOUND_SETTINGS.upgradeTimeoutMs,
+  connectionsPerSecond: DEFAULT_INBOUND_SETTINGS.connectionsPerSecond,
+  allowedPeerConnectionsPerSecond: DEFAULT_INBOUND_SETTINGS.allowedPeerConnectionsPerSecond,
 };
 
 export interface StartRpcPeerOptions extends Partial<RpcSettings> {
@@ -61,6 +79,7 @@ export class RpcPeerNode {
   static async start(options: StartRpcPeerOptions): Promise<RpcPeerNode> {
     const settings = { ...DEFAULT_RPC_SETTINGS, ...definedOnly(options) };
     const privateKey = await loadOrCreatePeerKey(peerKeyPath(options.dataDir));
+    const policy = options.runner ? new AccessPolicyStore(policyPath(options.dataDir)) : undefined;
     const node = await createRpcNode({
       privateKey,
       listen: options.listen,
@@ -68,13 +87,23 @@ export class RpcPeerNode {
       relayServer: options.relayServer,
       relayReservationPeers: options.relayReservationPeers,
       holePunching: options.holePunching,
+      inbound: {
+        maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
+        maxPendingConnections: settings.maxPendingConnections,
+        maxPendingPerAddress: settings.maxPendingPerAddress,
+        upgradeTimeoutMs: settings.upgradeTimeoutMs,
+        connectionsPerSecond: settings.connectionsPerSecond,
+        allowedPeerConnectionsPerSecond: settings.allowedPeerConnectionsPerSecond,
+      },
+      // A peer named in the policy (not only reached by `*`) is one this provider serves.
+      isAllowedPeer: policy ? async (peer) => (await policy.current()).peers[peer] !== undefined : undefined,
     });
     let provider: RpcProvider | undefined;
     try {
-      if (options.runner) {
+      if (options.runner && policy) {
         provider = new RpcProvider({
           runner: options.runner,
-          policy: new AccessPolicyStore(policyPath(options.dataDir)),
+          policy,
           maxMessageBytes: settings.maxMessageBytes,
           maxConcurrentCalls: settings.maxConcurrentCalls,
           callTimeoutMs: settings.providerTimeoutMs,

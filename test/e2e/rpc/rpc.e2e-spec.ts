@@ -245,6 +245,85 @@ describe('peer-to-peer RPC (tb rpc, separate processes)', () => {
     expect(invalid.stderr).toContain('not a peer id');
   });
 
+  describe('hostile clients', () => {
+    it('keeps answering an allowed peer promptly while one address holds stalled connections', async () => {
+      const dave = await consumer('dave');
+      expect((await tb(providerData, 'allow', dave.peerId, 'rpctest.echo')).code).toBe(0);
+      const port = Number(/\/tcp\/(\d+)\//.exec(provider.address)![1]);
+      // 12 connections from 127.0.0.2, 5 bytes each, one every 250 ms (under any per-address rate limit).
+      const stalled = await stallConnections(port, 12, 250);
+      const started = Date.now();
+      const result = await dave.call(provider.address, 'rpctest.echo', { args: ['through'], timeout: 5 });
+      const elapsedMs = Date.now() - started;
+      expect(result.info).toEqual({ exec_code: 0, help_text: 'OK' });
+      expect(result.get()).toBe('through');
+      expect(elapsedMs).toBeLessThan(2000);
+      // The provider closes every stalled connection: refused past the per-address limit, the others at
+      // the upgrade timeout (5 s by default).
+      const lifetimes = await Promise.all(stalled.map((each) => each.closed));
+      expect(lifetimes.filter((lifetime) => lifetime < 1000).length).toBeGreaterThanOrEqual(12 - 8);
+      expect(Math.max(...lifetimes)).toBeLessThan(5000 + 1500);
+    });
+
+    it('answers 32 parallel calls from one consumer on one connection', async () => {
+      const erin = await consumer('erin');
+      expect((await tb(providerData, 'allow', erin.peerId, 'rpctest.*')).code).toBe(0);
+      await eventually(
+        () => erin.call(provider.address, 'rpctest.echo', { args: [0] }),
+        (result) => !result.isError(),
+        4000,
+      );
+      const results = await Promise.all(
+        Array.from({ length: 32 }, (_, index) =>
+          erin.call(provider.address, 'rpctest.sleep', { args: [20, index], timeout: 10 }),
+        ),
+      );
+      expect(results.map((result) => result.info.exec_code)).toEqual(Array.from({ length: 32 }, () => 0));
+      expect(results.map((result) => result.get())).toEqual(Array.from({ length: 32 }, (_, index) => index));
+      expect(erin.node.getConnections().filter((c) => c.remotePeer.toString() === provider.peerId)).toHaveLength(1);
+    });
+
+    it('answers 32 processes of one consumer dialing at once, each on its own connection', async () => {
+      const frank = await consumer('frank');
+      expect((await tb(providerData, 'allow', frank.peerId, 'rpctest.*')).code).toBe(0);
+      await eventually(
+        () => frank.call(provider.address, 'rpctest.echo', { args: [0] }),
+        (result) => !result.isError(),
+        4000,
+      );
+      // Same identity, separate nodes: what 32 `tb rpc call` processes started together do.
+      const nodes = await Promise.all(
+        Array.from({ length: 32 }, () => RpcPeerNode.start({ dataDir: join(workspace, 'frank') })),
+      );
+      consumers.push(...nodes);
+      const results = await Promise.all(
+        nodes.map((node, index) => node.call(provider.address, 'rpctest.echo', { args: [index], timeout: 10 })),
+      );
+      expect(results.map((result) => `${result.info.exec_code} ${result.info.help_text}`)).toEqual(
+        Array.from({ length: 32 }, () => '0 OK'),
+      );
+      expect(results.map((result) => result.get())).toEqual(Array.from({ length: 32 }, (_, index) => index));
+      await Promise.all(nodes.map((node) => node.stop()));
+    });
+
+    it('answers 8 parallel tb rpc call processes of one consumer', async () => {
+      const frankDir = join(workspace, 'frank');
+      const runs = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          runTb(
+            tbMain,
+            ['rpc', 'call', provider.address, 'rpctest.echo', '--args', `[${index}]`, '--json', '--timeout', '20'],
+            tbEnv(frankDir),
+          ),
+        ),
+      );
+      expect(runs.map((run) => `${run.code} ${run.stderr}`)).toEqual(Array.from({ length: 8 }, () => '0 '));
+      expect(runs.map((run) => JSON.parse(run.stdout).result.data)).toEqual(
+        Array.from({ length: 8 }, (_, index) => index),
+      );
+    });
+  });
+
   describe('a raw client speaking malformed messages', () => {
     let raw: Libp2p;
     beforeAll(async () => {
@@ -454,4 +533,28 @@ async function recordingProxy(targetPort: number) {
       server.close();
     },
   };
+}
+
+/**
+ * Opens `count` TCP connections to 127.0.0.1:port from 127.0.0.2, one every `intervalMs`, sends 5 bytes on
+ * each and never more. `closed` resolves with how long the provider kept each open (ms).
+ */
+async function stallConnections(
+  port: number,
+  count: number,
+  intervalMs: number,
+): Promise<Array<{ socket: Socket; closed: Promise<number> }>> {
+  const opened: Array<{ socket: Socket; closed: Promise<number> }> = [];
+  for (let index = 0; index < count; index++) {
+    if (index > 0) await new Promise((wait) => setTimeout(wait, intervalMs));
+    const openedAt = Date.now();
+    const socket = connect({ host: '127.0.0.1', port, localAddress: '127.0.0.2' });
+    socket.on('error', () => undefined);
+    // A connection the provider refuses at once may be reset before the client sees it established.
+    const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now() - openedAt)));
+    await Promise.race([new Promise((connected) => socket.once('connect', connected)), closed]);
+    if (!socket.destroyed) socket.write(Buffer.from([0x13, 0x2f, 0x6d, 0x75, 0x6c]));
+    opened.push({ socket, closed });
+  }
+  return opened;
 }
