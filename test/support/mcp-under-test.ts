@@ -69,6 +69,9 @@ export async function startMcp(
       MCP_HOST: '127.0.0.1',
       MCP_PORT: '0',
       MCP_MODS_RESCAN_SECONDS: '0',
+      // The Python sandbox costs a core for seconds at start (it loads an interpreter and precompiles the standard
+      // library); the suites that test python_execute ask for it.
+      MCP_PYTHON: 'off',
       ...provisioned.env,
       ...env,
     },

@@ -150,6 +150,8 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
       MANAGER_HEALTH_INTERVAL_SECONDS: '0.5',
       MANAGER_CLUSTER_POLL_SECONDS: '0.5',
       DRAIN_TIMEOUT_SECONDS: '3',
+      // python_execute has its own suite; its sandbox would cost each node's MCP transport a core for seconds.
+      MCP_PYTHON: 'off',
       LOG_FORMAT: 'json',
     };
     // One after the other: the first node migrates the shared database.

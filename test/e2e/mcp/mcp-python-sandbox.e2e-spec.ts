@@ -98,7 +98,10 @@ describe.each(backends())('python_execute in its sandbox, on $name', (backend) =
 
   beforeAll(async () => {
     Logger.overrideLogger(false);
-    mcp = await startMcp(backend, { MCP_PYTHON_TIMEOUT_SECONDS: String(SERVER_TIMEOUT_SECONDS) });
+    mcp = await startMcp(backend, {
+      MCP_PYTHON: 'pyodide',
+      MCP_PYTHON_TIMEOUT_SECONDS: String(SERVER_TIMEOUT_SECONDS),
+    });
     executor = await mcp.key('executor', ['read', 'execute']);
     // What the probe found readable: the secret, the gateway's admin key and the database, in DATA_DIR.
     await writeFile(join(mcp.workspace, 'jwt-secret'), canary);

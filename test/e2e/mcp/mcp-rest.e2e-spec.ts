@@ -55,6 +55,7 @@ describe.each(backends())('MCP transport, REST door, on $name', (backend) => {
   beforeAll(async () => {
     Logger.overrideLogger(false);
     mcp = await startMcp(backend, {
+      MCP_PYTHON: 'pyodide',
       MCP_TOOL_TIMEOUT_SECONDS: '1',
       MCP_PYTHON_TIMEOUT_SECONDS: '1',
       MCP_PYTHON_MAX_OUTPUT_BYTES: '1000',

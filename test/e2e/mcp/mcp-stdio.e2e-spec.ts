@@ -1,42 +1,24 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Logger } from '@nestjs/common';
 import type { CommandIo } from '../../../src/cli/command-io.js';
 import { runMcpCommand } from '../../../src/cli/mcp.command.js';
 import { backends } from '../../support/backends.js';
+import { compiledTb } from '../../support/manager-under-test.js';
 
 /**
- * `tb mcp --stdio` as a desktop client runs it: a separate process speaking MCP on stdin/stdout. Jest
- * runs TypeScript in its own VM, so the CLI is compiled once with tsconfig.build.json into a directory
- * under node_modules/.cache (node resolves the project's packages from there) and spawned with node.
+ * `tb mcp --stdio` as a desktop client runs it: a separate process speaking MCP on stdin/stdout, the CLI compiled
+ * once per file (compiledTb) and spawned with node.
  */
-const execFileAsync = promisify(execFile);
-let buildDir: string;
 let mainJs: string;
 
 beforeAll(async () => {
   Logger.overrideLogger(false);
-  const cache = resolve('node_modules/.cache');
-  await mkdir(cache, { recursive: true });
-  buildDir = await mkdtemp(join(cache, 'tb-mcp-stdio-'));
-  await execFileAsync(process.execPath, [
-    resolve('node_modules/typescript/bin/tsc'),
-    '-p',
-    'tsconfig.build.json',
-    '--outDir',
-    buildDir,
-  ]);
-  mainJs = join(buildDir, 'src', 'main.js');
+  mainJs = await compiledTb();
 }, 180_000);
-
-afterAll(async () => {
-  if (buildDir) await rm(buildDir, { recursive: true, force: true });
-});
 
 describe.each(backends())('tb mcp --stdio on $name', (backend) => {
   let workspace: string;

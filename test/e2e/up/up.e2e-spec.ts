@@ -37,6 +37,8 @@ describe.each(backends())('tb up on $name', (backend) => {
       // Nothing listens there: the gateway must still start and answer /health without Ollama.
       OLLAMA_URL: `http://127.0.0.1:${ports.ollama}`,
       NGINX_BIN: '/nonexistent/nginx',
+      // python_execute has its own suite; its sandbox would cost the MCP transport a core for seconds at start.
+      MCP_PYTHON: 'off',
       LOG_FORMAT: 'json',
     };
     up = startTb(main, ['up'], env);

@@ -91,6 +91,8 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
       MCP_PORT: String(mcpPort),
       // The steady client sends far more than a browser would; the limit itself is tested on the auth zone.
       NGINX_API_RATE: '0',
+      // python_execute has its own suite; its sandbox would cost the MCP transport a core for seconds at start.
+      MCP_PYTHON: 'off',
       ...nginx.env,
       ...provisioned.env,
     };
