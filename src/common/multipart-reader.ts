@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { PlatformError } from './errors.js';
-import { STAGING_PREFIX } from './staging-sweeper.js';
+import { stagingPrefix } from './staging-owner.js';
 
 export interface UploadedFile {
   field: string;
@@ -203,7 +203,7 @@ export async function readMultipart(request: Request, options: MultipartOptions)
           if (options.beforeFile) await options.beforeFile({ ...fields });
           if (failure) return;
           await mkdir(root, { recursive: true });
-          directory = await mkdtemp(join(root, STAGING_PREFIX));
+          directory = await mkdtemp(join(root, stagingPrefix()));
           // Refused or aborted meanwhile: create no file (the directory goes with cleanup).
           if (failure) return;
           upload.path = join(directory, 'upload');

@@ -1,7 +1,16 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  currentBootId,
+  currentStagingOwner,
+  processStartTicks,
+  stagingOwnerOf,
+  stagingPrefix,
+} from '../../../src/common/staging-owner.js';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
@@ -370,14 +379,15 @@ describe.each(backends())('registry hardening on $name', (backend) => {
     });
 
     it('takes the version from a field sent after the file', async () => {
+      await createPackage(owner.client, 'LateVersion');
       const zip = samplePackageZip('5.3.0').toString('latin1');
-      const answer = await sendRaw(registry.baseUrl, '/api/v1/packages/Hardened/versions', owner.client.bearer!, {
+      const answer = await sendRaw(registry.baseUrl, '/api/v1/packages/LateVersion/versions', owner.client.bearer!, {
         contentType: MULTIPART,
         body: Buffer.from(filePart('file', zip) + fieldPart('version', '5.3.0') + closing, 'latin1'),
       });
       expect(answer).toEqual({ status: 201, code: undefined, elapsedMs: expect.any(Number) });
       expect(
-        (await registry.api.get('/api/v1/packages/Hardened/versions/5.3.0', { accept: 'application/json' })).status,
+        (await registry.api.get('/api/v1/packages/LateVersion/versions/5.3.0', { accept: 'application/json' })).status,
       ).toBe(200);
       expect(await stagingLeftovers(registry.dataDir)).toEqual([]);
     });
@@ -428,6 +438,69 @@ describe.each(backends())('registry hardening on $name', (backend) => {
         await restarted.close();
         await rm(dataDir, { recursive: true, force: true });
       }
+    });
+    it("removes a killed process's fresh staging at start and keeps a live process's", async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-crash-'));
+      const spawnIdle = async () => {
+        const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+        await once(child, 'spawn');
+        return child as ChildProcess & { pid: number };
+      };
+      const ownerOf = (pid: number) => ({ pid, startTicks: processStartTicks(pid), bootId: currentBootId() });
+      const killed = await spawnIdle();
+      const killedOwner = ownerOf(killed.pid);
+      killed.kill('SIGKILL');
+      await once(killed, 'exit');
+      const live = await spawnIdle();
+      const stage = async (name: string) => {
+        const directory = join(dataDir, 'tmp', name);
+        await mkdir(directory, { recursive: true });
+        await writeFile(join(directory, 'upload'), Buffer.alloc(1024));
+      };
+      await stage(`${stagingPrefix(killedOwner)}aB3xYz`);
+      const liveName = `${stagingPrefix(ownerOf(live.pid))}Qw12Er`;
+      await stage(liveName);
+      const restarted = await startRegistry(backend, { DATA_DIR: dataDir });
+      try {
+        expect(await readdir(join(dataDir, 'tmp'))).toEqual([liveName]);
+      } finally {
+        live.kill('SIGKILL');
+        await restarted.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('stages each upload under a name that records this process as its owner', async () => {
+      const head =
+        fieldPart('version', '6.0.0') +
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n`;
+      const req = httpRequest(new URL('/api/v1/packages/Hardened/versions', registry.baseUrl), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${owner.client.bearer}`,
+          'content-type': MULTIPART,
+          'content-length': String(10 * 1024 * 1024),
+        },
+      });
+      req.on('error', () => undefined);
+      req.write(head);
+      req.write(Buffer.alloc(64 * 1024, 1));
+      try {
+        const entries = await eventually(
+          () => stagingLeftovers(registry.dataDir),
+          (names) => names.length === 1,
+        );
+        expect(entries).toHaveLength(1);
+        expect(stagingOwnerOf(entries[0])).toEqual(currentStagingOwner());
+      } finally {
+        req.destroy();
+      }
+      expect(
+        await eventually(
+          () => stagingLeftovers(registry.dataDir),
+          (names) => names.length === 0,
+        ),
+      ).toEqual([]);
     });
   });
 
