@@ -72,14 +72,72 @@ const DEFAULT_FIELD_BYTES = 1024 * 1024;
 
 /**
  * Streams a multipart request: text fields into memory (small, capped), the one file part to a staging file
- * while hashing it with SHA-256 and enforcing the byte cap. Nothing is buffered whole.
- *
- * A malformed body (two file parts, an unknown part, a field sent twice or over its cap, fields that never end,
- * too many parts, a broken or truncated form) is refused as soon as it shows. The staging directory is made only
- * once the file part is accepted (after `beforeFile`), and on every failure — refused or aborted — the file is
- * closed and the directory removed before the error reaches the caller; on success the caller's `cleanup` does it.
+ * while hashing it with SHA-256 and enforcing the byte cap. Nothing is buffered whole. A second file part, a
+ * file part under another name, or a text field sent twice (names ending in `[]` excepted) is refused at once.
  */
 export async function readMultipart(request: Request, options: MultipartOptions): Promise<MultipartBody> {
+  const fields: Record<string, string> = {};
+  const form = await streamMultipart(request, {
+    tempRoot: options.tempRoot ?? tmpdir(),
+    directoryPrefix: stagingPrefix(),
+    maxFileBytes: options.maxFileBytes,
+    maxFiles: 1,
+    maxFieldBytes: options.maxFieldBytes,
+    maxFieldsBytes: options.maxFieldsBytes,
+    maxFields: options.maxFields,
+    onField(name, value) {
+      if (Object.hasOwn(fields, name) && !name.endsWith('[]')) {
+        throw new PlatformError('BAD_REQUEST', `Field "${name}" is sent more than once`);
+      }
+      fields[name] = value;
+    },
+    onFile(name) {
+      if (name !== options.fileField) {
+        throw new PlatformError(
+          'BAD_REQUEST',
+          `Unexpected file field "${name}"; send the file as "${options.fileField}"`,
+        );
+      }
+      return options.beforeFile?.({ ...fields });
+    },
+  });
+  return { fields, file: form.files[0] ?? null, cleanup: form.cleanup };
+}
+
+export interface MultipartStreamOptions {
+  /** Where the staging directory goes; it is made only when a file part is accepted. */
+  tempRoot: string;
+  /** The staging directory's name before mkdtemp's six random characters. */
+  directoryPrefix: string;
+  /** Per file part (413 above it). */
+  maxFileBytes: number;
+  maxFiles: number;
+  /** The largest one text field may be (413 above it); 1 MiB unless set. */
+  maxFieldBytes?: number;
+  /** All text parts together, part headers included (413 above it); twice `maxFieldBytes` unless set. */
+  maxFieldsBytes?: number;
+  /** 50 unless set. */
+  maxFields?: number;
+  /** Each text field as it arrives; throwing refuses the request. */
+  onField(name: string, value: string): void;
+  /**
+   * Each file part as it starts, before any of its bytes are staged; throwing (or rejecting) refuses the request
+   * at once, so nothing is written.
+   */
+  onFile?(name: string): Promise<void> | void;
+}
+
+/**
+ * The multipart core every upload route shares. A malformed body — too many file parts, fields or parts, a
+ * field over its cap, text fields that never end, a broken or truncated form, or whatever `onField`/`onFile`
+ * refuse — is answered as soon as it shows. The staging directory is made only once a file part is accepted,
+ * and on every failure (refused, malformed or aborted, even while `onFile` runs) each file is closed and the
+ * directory removed before the error reaches the caller; on success the caller's `cleanup` does it.
+ */
+export async function streamMultipart(
+  request: Request,
+  options: MultipartStreamOptions,
+): Promise<{ files: UploadedFile[]; cleanup(): Promise<void> }> {
   const contentType = request.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) {
     request.resume();
@@ -87,8 +145,9 @@ export async function readMultipart(request: Request, options: MultipartOptions)
   }
   const fieldBytes = options.maxFieldBytes ?? DEFAULT_FIELD_BYTES;
   const fieldsBudget = options.maxFieldsBytes ?? 2 * fieldBytes;
+  const maxFields = options.maxFields ?? 50;
   const declaredLength = Number(request.headers['content-length'] ?? 0);
-  if (declaredLength > options.maxFileBytes + fieldsBudget) {
+  if (declaredLength > options.maxFiles * options.maxFileBytes + fieldsBudget) {
     throw new PlatformError('PAYLOAD_TOO_LARGE', `Upload exceeds the limit of ${options.maxFileBytes} bytes`);
   }
   let parser: busboy.Busboy;
@@ -97,9 +156,9 @@ export async function readMultipart(request: Request, options: MultipartOptions)
       headers: request.headers,
       limits: {
         fieldSize: fieldBytes,
-        fields: options.maxFields ?? 50,
-        files: 1,
-        parts: (options.maxFields ?? 50) + 1,
+        fields: maxFields,
+        files: options.maxFiles,
+        parts: maxFields + options.maxFiles,
       },
     });
   } catch (error) {
@@ -107,18 +166,25 @@ export async function readMultipart(request: Request, options: MultipartOptions)
     throw new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`);
   }
 
-  const root = options.tempRoot ?? tmpdir();
-  const fields: Record<string, string> = {};
-  let file: UploadedFile | null = null;
-  let directory: string | null = null;
+  const files: UploadedFile[] = [];
+  let directory: Promise<string> | null = null;
+  const stagingDirectory = () => {
+    directory ??= mkdir(options.tempRoot, { recursive: true }).then(() =>
+      mkdtemp(join(options.tempRoot, options.directoryPrefix)),
+    );
+    return directory;
+  };
   let failure: unknown = null;
   // One entry per file part: settles once its write handle is closed, whatever happened.
   const writes: Promise<void>[] = [];
-  // Stops the file part's streams when the request fails, so a write waiting on bytes that never come settles.
+  // Stops the file parts' streams when the request fails, so a write waiting on bytes that never come settles.
   const stops: Array<() => void> = [];
   const cleanup = async () => {
     await Promise.allSettled(writes);
-    if (directory) await rm(directory, { recursive: true, force: true });
+    if (directory) {
+      const path = await directory.catch(() => null);
+      if (path) await rm(path, { recursive: true, force: true });
+    }
   };
 
   try {
@@ -134,54 +200,53 @@ export async function readMultipart(request: Request, options: MultipartOptions)
       };
 
       // Text parts are capped together, counted as they arrive: a field that never ends is refused while it
-      // streams, not when (if ever) it ends. The bytes of the file part are the file's cap's business.
+      // streams, not when (if ever) it ends. The bytes of a file part are its own cap's business.
       let received = 0;
       let textBytes = 0;
       let counted = 0;
-      let phase: 'text' | 'file' = 'text';
-      const countText = () => {
-        if (phase === 'text') textBytes += received - counted;
+      let inFile = false;
+      request.on('data', (chunk: Buffer) => {
+        if (failure) return;
+        received += chunk.length;
+        if (!inFile) textBytes += received - counted;
         counted = received;
         if (textBytes > fieldsBudget) {
           fail(new PlatformError('PAYLOAD_TOO_LARGE', `Form fields exceed the limit of ${fieldsBudget} bytes`));
         }
-      };
-      request.on('data', (chunk: Buffer) => {
-        if (failure) return;
-        received += chunk.length;
-        countText();
       });
 
       parser.on('field', (name, value, info) => {
         if (failure) return;
         if (info.valueTruncated) fail(new PlatformError('PAYLOAD_TOO_LARGE', `Field "${name}" is too large`));
         else if (info.nameTruncated) fail(new PlatformError('BAD_REQUEST', 'A field name is too long'));
-        else if (Object.hasOwn(fields, name) && !name.endsWith('[]')) {
-          fail(new PlatformError('BAD_REQUEST', `Field "${name}" is sent more than once`));
-        } else fields[name] = value;
+        else {
+          try {
+            options.onField(name, value);
+          } catch (error) {
+            fail(error);
+          }
+        }
       });
       parser.on('file', (name, stream, info) => {
         if (failure) {
           stream.resume();
           return;
         }
-        if (name !== options.fileField) {
+        let accepted: Promise<void>;
+        try {
+          accepted = Promise.resolve(options.onFile?.(name));
+        } catch (error) {
           stream.resume();
-          fail(
-            new PlatformError(
-              'BAD_REQUEST',
-              `Unexpected file field "${name}"; send the file as "${options.fileField}"`,
-            ),
-          );
+          fail(error);
           return;
         }
-        phase = 'file';
+        inFile = true;
         counted = received;
         stream.once('end', () => {
           counted = received;
-          phase = 'text';
+          inFile = false;
         });
-        // Its errors reach us through the pipeline; until that is attached (beforeFile) they must not go unheard.
+        // Its errors reach us through the pipeline; until that is attached (onFile) they must not go unheard.
         stream.on('error', () => undefined);
         const limiter = new HashingLimiter(options.maxFileBytes);
         let output: WriteStream | null = null;
@@ -198,16 +263,15 @@ export async function readMultipart(request: Request, options: MultipartOptions)
           size: 0,
           sha256: '',
         };
-        file = upload;
+        files.push(upload);
         const write = async () => {
-          if (options.beforeFile) await options.beforeFile({ ...fields });
+          await accepted;
           if (failure) return;
-          await mkdir(root, { recursive: true });
-          directory = await mkdtemp(join(root, stagingPrefix()));
+          const path = join(await stagingDirectory(), `upload-${files.indexOf(upload) + 1}`);
           // Refused or aborted meanwhile: create no file (the directory goes with cleanup).
           if (failure) return;
-          upload.path = join(directory, 'upload');
-          const target = createWriteStream(upload.path);
+          upload.path = path;
+          const target = createWriteStream(path);
           output = target;
           const closed = new Promise<void>((settle) => target.once('close', () => settle()));
           try {
@@ -225,7 +289,14 @@ export async function readMultipart(request: Request, options: MultipartOptions)
           }),
         );
       });
-      parser.on('filesLimit', () => fail(new PlatformError('BAD_REQUEST', 'Only one file may be uploaded')));
+      parser.on('filesLimit', () =>
+        fail(
+          new PlatformError(
+            'BAD_REQUEST',
+            options.maxFiles === 1 ? 'Only one file may be uploaded' : `At most ${options.maxFiles} files per request`,
+          ),
+        ),
+      );
       parser.on('fieldsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many fields')));
       parser.on('partsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many parts')));
       parser.on('error', (error) =>
@@ -246,5 +317,5 @@ export async function readMultipart(request: Request, options: MultipartOptions)
     await cleanup();
     throw error;
   }
-  return { fields, file, cleanup };
+  return { files, cleanup };
 }
