@@ -30,7 +30,7 @@ export class StagingSweepService implements OnModuleInit, OnApplicationShutdown 
 
   async sweep(): Promise<string[]> {
     const removed = await sweepStagedUploads(uploadTempRoot(this.config), this.maxAgeMs);
-    if (removed.length) this.logger.log(`Swept ${removed.length} stale staged upload(s)`);
+    if (removed.length) this.logger.log(`Swept ${removed.length} leftover staged upload(s)`);
     return removed;
   }
 }
