@@ -72,11 +72,22 @@ export function stagingOwnerOf(name: string): StagingOwner | null {
 }
 
 /**
+ * Whether two boot ids name the same boot. The fallback (boot time in minutes) is computed from the clock and the
+ * uptime by each process, so two processes of one boot may round to neighbouring minutes.
+ */
+export function sameBoot(a: string, b: string): boolean {
+  if (a === b) return true;
+  const minutes = /^t(\d+)$/;
+  const [ma, mb] = [minutes.exec(a), minutes.exec(b)];
+  return ma !== null && mb !== null && Math.abs(Number(ma[1]) - Number(mb[1])) <= 1;
+}
+
+/**
  * Whether the process that staged an upload still runs: same boot, the pid exists and (where both are known)
  * started at the recorded time. A process of another user answers EPERM: it exists.
  */
 export function isStagingOwnerAlive(owner: StagingOwner): boolean {
-  if (owner.bootId !== currentBootId()) return false;
+  if (!sameBoot(owner.bootId, currentBootId())) return false;
   try {
     process.kill(owner.pid, 0);
   } catch (error) {

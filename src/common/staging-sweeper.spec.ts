@@ -7,6 +7,7 @@ import {
   currentBootId,
   currentStagingOwner,
   processStartTicks,
+  sameBoot,
   stagingOwnerOf,
   stagingPrefix,
   type StagingOwner,
@@ -95,6 +96,13 @@ describe('sweepStagedUploads', () => {
       if (self.startTicks === 0) return; // No /proc: the start time is not known, the pid alone decides.
       const recycled = await staged(`${stagingPrefix({ ...self, startTicks: self.startTicks - 1 })}aB3xYz`, 0);
       expect(await sweepStagedUploads(root, 3600_000)).toEqual([recycled]);
+    });
+
+    it('takes neighbouring minutes of the boot-time fallback for one boot, and nothing else', () => {
+      expect(sameBoot('t29400000', 't29400001')).toBe(true);
+      expect(sameBoot('t29400000', 't29400002')).toBe(false);
+      expect(sameBoot('66391ba8-dceb-4e23-b4dd-fb86aa7764db', '66391ba8-dceb-4e23-b4dd-fb86aa7764db')).toBe(true);
+      expect(sameBoot('66391ba8-dceb-4e23-b4dd-fb86aa7764db', '77391ba8-dceb-4e23-b4dd-fb86aa7764db')).toBe(false);
     });
 
     it('reads back the owner it writes into the name', () => {
