@@ -3,15 +3,18 @@
  * its own OpenAPI document, and sends BENCH_FUZZ_REQUESTS (default 10,000) hostile requests spread over all
  * of them — overflowing and malformed paging, hostile path segments, deep/invalid/null-laden JSON, wrong and
  * unknown content types and charsets, garbage multipart, forged tokens, over-long URLs and headers, aborted
- * bodies. It fails (exit 1) on any 5xx, any reset or dropped answer, and any error answer that is not JSON,
- * and prints the server's RSS after warm-up, halfway and at the end (after GC) to show it stays flat.
+ * bodies, malformed multipart (two file parts, a field sent twice or over 2 MB, an unknown part, a 20 KB part
+ * header, hundreds of tiny parts, the file before the fields, a truncated form). It fails (exit 1) on any 5xx, any
+ * reset or dropped answer, any error answer that is not JSON, a multipart request answered after more than a
+ * second, and a staged upload left in DATA_DIR/tmp at the end, and prints the server's RSS after warm-up,
+ * halfway and at the end (after GC) to show it stays flat.
  *
  * Run after `npm run build`:  node --expose-gc dist/bench/fuzz.js
  * On MySQL/MariaDB: BENCH_MYSQL_URL=mysql://root@127.0.0.1:3306/toolbox_fuzz (a fresh database is created and dropped).
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,10 +42,14 @@ interface Probe {
 interface Outcome {
   status: number | 'reset';
   json: boolean;
+  /** From the first byte sent to the end of the answer. */
+  elapsedMs: number;
 }
 
 function send(port: number, probe: Probe): Promise<Outcome> {
-  return new Promise((resolve) => {
+  const started = Date.now();
+  return new Promise((settle) => {
+    const resolve = (outcome: Omit<Outcome, 'elapsedMs'>) => settle({ ...outcome, elapsedMs: Date.now() - started });
     const body = probe.body === undefined ? undefined : Buffer.from(probe.body);
     const headers: Record<string, string> = { ...probe.headers };
     if (body && !probe.abort) headers['content-length'] = String(body.length);
@@ -111,6 +118,10 @@ const HOSTILE_QUERIES = [
   'limit=1e308',
   'q=' + 'x'.repeat(9000),
 ];
+const formField = (name: string, value: string) =>
+  `--x\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+const formFile = (name: string, extraHeaders = '') =>
+  `--x\r\nContent-Disposition: form-data; name="${name}"; filename="f.zip"\r\n${extraHeaders}\r\nPK\u0003\u0004 not a zip\r\n`;
 const HOSTILE_BODIES: Array<[string, string]> = [
   ['application/json', deep(3000)],
   ['application/json', '{"a":'.repeat(3000) + '1' + '}'.repeat(3000)],
@@ -135,6 +146,23 @@ const HOSTILE_BODIES: Array<[string, string]> = [
     'multipart/form-data; boundary=x',
     `--x\r\nContent-Disposition: form-data; name="dependencies"\r\n\r\n${deep(2000)}\r\n--x--\r\n`,
   ],
+  [
+    'multipart/form-data; boundary=x',
+    formField('version', '9.0.0') + formFile('file') + formFile('file') + '--x--\r\n',
+  ],
+  [
+    'multipart/form-data; boundary=x',
+    formField('changelog', 'c'.repeat(2 * 1024 * 1024)) + formFile('file') + '--x--\r\n',
+  ],
+  ['multipart/form-data; boundary=x', formField('version', '9.0.1') + formField('version', '9.0.2') + '--x--\r\n'],
+  ['multipart/form-data; boundary=x', formField('version', '9.0.3') + formFile('other') + '--x--\r\n'],
+  ['multipart/form-data; boundary=x', formFile('file', `X-Pad: ${'h'.repeat(20_000)}\r\n`) + '--x--\r\n'],
+  [
+    'multipart/form-data; boundary=x',
+    Array.from({ length: 500 }, (_, i) => formField(`f${i}`, '')).join('') + '--x--\r\n',
+  ],
+  ['multipart/form-data; boundary=x', formFile('file') + formField('version', '9.0.4') + '--x--\r\n'],
+  ['multipart/form-data; boundary=x', formField('metadata', '{"name":"fuzz-late"}') + formFile('file').slice(0, -10)],
 ];
 
 function zipFile(): Promise<Buffer> {
@@ -214,6 +242,12 @@ async function main(): Promise<void> {
     headers: { ...json, ...bearer(owner) },
     body: JSON.stringify({ name: 'fuzzpkg', display_name: 'fuzzpkg', description: 'fuzz target', package_type: 'mod' }),
   });
+  await send(port, {
+    method: 'POST',
+    path: '/api/v1/artifacts',
+    headers: { ...json, ...bearer(owner) },
+    body: JSON.stringify({ name: 'fuzzapp', artifact_type: 'desktop_app', description: 'fuzz target' }),
+  });
   const upload = multipart({ version: '1.0.0' }, await zipFile());
   const uploaded = await send(port, {
     method: 'POST',
@@ -272,6 +306,8 @@ async function main(): Promise<void> {
   let rssAfterWarmUp = 0;
   let rssHalfway = 0;
   let heapHalfway = 0;
+  let slowest = 0;
+  let uploadProbes = 0;
   const gc = (globalThis as { gc?: () => void }).gc;
   const started = Date.now();
   let next = 0;
@@ -291,18 +327,46 @@ async function main(): Promise<void> {
       const key = String(outcome.status);
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
       if (probe.abort) continue;
+      slowest = Math.max(slowest, outcome.elapsedMs);
+      // A malformed form is refused as soon as it shows: never waited on.
+      const slowForm = /^multipart\//.test(probe.headers?.['content-type'] ?? '') && outcome.elapsedMs > 1000;
       const bad =
+        slowForm ||
         outcome.status === 'reset' ||
         (typeof outcome.status === 'number' && outcome.status >= 500) ||
         (typeof outcome.status === 'number' && outcome.status >= 400 && probe.method !== 'HEAD' && !outcome.json);
       if (bad) failures.push({ probe, outcome });
     }
   }
+  // The spread below rarely pairs a malformed form with a caller allowed to upload: send each one, as the owner,
+  // to every route that takes multipart (first, while the package and artifact exist), so the reader has to answer.
+  const uploadRoutes = Object.entries(document.paths).flatMap(([template, operations]) =>
+    Object.entries(operations as Record<string, { requestBody?: { content?: Record<string, unknown> } }>)
+      .filter(([, operation]) => operation.requestBody?.content?.['multipart/form-data'])
+      .map(([method]) => ({
+        method: method.toUpperCase(),
+        path: template.replace('{name}', template.includes('artifacts') ? 'fuzzapp' : 'fuzzpkg'),
+      })),
+  );
+  for (const route of uploadRoutes)
+    for (const [type, body] of HOSTILE_BODIES.filter(([type]) => type.startsWith('multipart/'))) {
+      const probe: Probe = { ...route, headers: { 'content-type': type, ...bearer(owner) }, body };
+      const outcome = await send(port, probe);
+      uploadProbes += 1;
+      slowest = Math.max(slowest, outcome.elapsedMs);
+      const key = String(outcome.status);
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      const bad =
+        outcome.status === 'reset' || outcome.elapsedMs > 1000 || !outcome.json || Number(outcome.status) >= 500;
+      if (bad) failures.push({ probe, outcome });
+    }
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   await new Promise((resolve) => setTimeout(resolve, 500));
   gc?.();
   const { rss: rssEnd, heapUsed: heapEnd } = process.memoryUsage();
   const seconds = (Date.now() - started) / 1000;
+  // Every request is answered or aborted by now: no upload may still be staged.
+  const leftovers = await readdir(join(dataDir, 'tmp')).catch(() => []);
 
   await app.close();
   await rm(dataDir, { recursive: true, force: true });
@@ -318,21 +382,28 @@ async function main(): Promise<void> {
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   console.log(`Route fuzz on ${mysqlUrl ? 'MySQL/MariaDB' : 'SQLite'}: ${routes.length} routes, ${TOTAL} requests`);
   console.log('| measure | value |\n|---|---|');
-  console.log(`| requests | ${TOTAL} in ${seconds.toFixed(1)} s |`);
+  console.log(
+    `| requests | ${TOTAL} in ${seconds.toFixed(1)} s, after ${uploadProbes} malformed forms to the upload routes |`,
+  );
   console.log(
     `| statuses | ${[...statuses.entries()]
       .sort()
       .map(([status, count]) => `${status === '0' ? 'aborted' : status}: ${count}`)
       .join(', ')} |`,
   );
-  console.log(`| 5xx / resets / non-JSON errors | ${failures.length} |`);
+  console.log(`| 5xx / resets / non-JSON errors / multipart answers over 1 s | ${failures.length} |`);
+  console.log(`| slowest answer | ${slowest} ms |`);
+  console.log(`| staged uploads left in DATA_DIR/tmp | ${leftovers.length} |`);
   console.log(
     `| RSS after 1,000 → half → after ${TOTAL} (GC${gc ? '' : ' unavailable: run with --expose-gc'}) | ${mb(rssAfterWarmUp)} → ${mb(rssHalfway)} → ${mb(rssEnd)} |`,
   );
   console.log(`| JS heap used, half → end | ${mb(heapHalfway)} → ${mb(heapEnd)} |`);
   for (const { probe, outcome } of failures.slice(0, 20))
-    console.log(`  FAIL ${outcome.status} json=${outcome.json} ${probe.method} ${probe.path.slice(0, 160)}`);
-  if (failures.length) process.exitCode = 1;
+    console.log(
+      `  FAIL ${outcome.status} json=${outcome.json} ${outcome.elapsedMs} ms ${probe.method} ${probe.path.slice(0, 160)}`,
+    );
+  for (const name of leftovers.slice(0, 5)) console.log(`  LEFT ${name}`);
+  if (failures.length || leftovers.length) process.exitCode = 1;
 }
 
 main().catch((error) => {

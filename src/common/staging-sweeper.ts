@@ -1,13 +1,15 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { STAGING_PREFIX, isStagingOwnerAlive, stagingOwnerOf } from './staging-owner.js';
 
-/** The prefix readMultipart gives each upload's staging directory. */
-export const STAGING_PREFIX = 'tb-upload-';
+export { STAGING_PREFIX } from './staging-owner.js';
 
 /**
- * Removes upload staging directories under `root` last touched more than `maxAgeMs` ago: what a crash or a
- * kill -9 mid-upload left behind. A live upload keeps writing (so its mtime stays fresh), and every
- * instance sharing the data directory can sweep safely. Returns the paths removed.
+ * Removes what crashed uploads left under `root`. A staging directory names its owner (pid, start time, boot):
+ * one whose owner no longer runs on this boot is removed at once (a kill -9 mid-upload), one whose owner runs is
+ * never touched, whatever its age — instances sharing the data directory each sweep safely. A directory without
+ * an owner in its name (staged by an older release) is removed once nothing in it changed for `maxAgeMs`.
+ * Returns the paths removed.
  */
 export async function sweepStagedUploads(root: string, maxAgeMs: number, now = Date.now()): Promise<string[]> {
   let names: string[];
@@ -21,7 +23,8 @@ export async function sweepStagedUploads(root: string, maxAgeMs: number, now = D
     if (!name.startsWith(STAGING_PREFIX)) continue;
     const path = join(root, name);
     try {
-      if (now - (await newestChange(path)) < maxAgeMs) continue;
+      const owner = stagingOwnerOf(name);
+      if (owner ? isStagingOwnerAlive(owner) : now - (await newestChange(path)) < maxAgeMs) continue;
       await rm(path, { recursive: true, force: true });
       removed.push(path);
     } catch {

@@ -163,7 +163,7 @@ export interface RegistryConfig extends ListenConfig {
   publicBaseUrl: string | null;
   signedUrlTtlSeconds: number;
   uploadMaxBytes: number;
-  /** UPLOAD_STAGING_MAX_AGE_SECONDS: staged upload files older than this are swept (at start and periodically). */
+  /** UPLOAD_STAGING_MAX_AGE_SECONDS: staging without an owner in its name (older releases) is swept past this age. */
   uploadStagingMaxAgeSeconds: number;
   zipLimits: ZipLimits;
   rateLimit: { anonPerHour: number; authPerHour: number };

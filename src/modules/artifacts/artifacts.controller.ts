@@ -99,7 +99,8 @@ export class ArtifactsController {
     403: 'Not the publisher of the artifact, or the publisher is suspended',
     404: 'Unknown artifact',
     409: 'The version already has a build for this platform and architecture',
-    413: 'Over UPLOAD_MAX_BYTES',
+    400: 'A malformed multipart body: a second file part, a file part not named file, a field sent twice, too many parts',
+    413: 'Over UPLOAD_MAX_BYTES, a text field over 1 MiB, or text fields together over 2 MiB',
     422: 'Bad version, platform, architecture, or no file',
   })
   async upload(

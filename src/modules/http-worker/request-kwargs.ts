@@ -1,13 +1,7 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { urlencoded } from 'body-parser';
-import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { PlatformError } from '../../common/errors.js';
-import { HashingLimiter } from '../../common/multipart-reader.js';
+import { streamMultipart } from '../../common/multipart-reader.js';
 
 /** An uploaded file as a function receives it (a keyword argument named after the form field). */
 export interface UploadedFileArgument {
@@ -101,102 +95,35 @@ function addField(target: Record<string, unknown>, name: string, value: unknown)
   else target[name] = [target[name], value];
 }
 
-/** Streams a multipart body: fields into memory (capped), every file to its own file under `uploadDir`. */
+/**
+ * Streams a multipart body: fields into memory (one field and all of them together within the body limit), every
+ * file to its own file under `uploadDir`. A malformed form is refused at once and leaves nothing behind.
+ */
 async function readMultipartForm(
   request: Request,
   limits: KwargLimits,
 ): Promise<{ fields: Record<string, unknown>; files: Record<string, unknown>; cleanup(): Promise<void> }> {
-  await mkdir(limits.uploadDir, { recursive: true });
-  const directory = await mkdtemp(join(limits.uploadDir, 'call-'));
-  const cleanup = () => rm(directory, { recursive: true, force: true });
   const fields: Record<string, unknown> = {};
+  const form = await streamMultipart(request, {
+    tempRoot: limits.uploadDir,
+    directoryPrefix: 'call-',
+    maxFileBytes: limits.uploadMaxBytes,
+    maxFiles: MAX_FILES,
+    maxFieldBytes: limits.bodyLimitBytes,
+    maxFieldsBytes: limits.bodyLimitBytes,
+    maxFields: MAX_FIELDS,
+    onField: (name, value) => addField(fields, name, value),
+  });
   const files: Record<string, unknown> = {};
-  const pending: Promise<void>[] = [];
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let parser: busboy.Busboy;
-      try {
-        parser = busboy({
-          headers: request.headers,
-          limits: {
-            fieldSize: limits.bodyLimitBytes,
-            fields: MAX_FIELDS,
-            files: MAX_FILES,
-            parts: MAX_FIELDS + MAX_FILES,
-          },
-        });
-      } catch (error) {
-        reject(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`));
-        return;
-      }
-      let failed = false;
-      const fileStreams: Readable[] = [];
-      const fail = (error: unknown) => {
-        if (failed) return;
-        failed = true;
-        request.unpipe(parser);
-        request.resume();
-        // Settle every file write: a part cut off by an aborted body never ends, so its pipeline would hold
-        // the open handle and the file forever (as multipart-reader.ts does for the registry).
-        for (const stream of fileStreams) stream.destroy();
-        reject(error);
-      };
-      let count = 0;
-      parser.on('field', (name, value, info) => {
-        if (info.valueTruncated) fail(new PlatformError('PAYLOAD_TOO_LARGE', `Field "${name}" is too large`));
-        else addField(fields, name, value);
-      });
-      parser.on('file', (name, stream, info) => {
-        fileStreams.push(stream);
-        count += 1;
-        const path = join(directory, `file-${count}`);
-        const limiter = new HashingLimiter(limits.uploadMaxBytes);
-        const upload: UploadedFileArgument = {
-          filename: info.filename ?? 'upload',
-          content_type: info.mimeType,
-          path,
-          size: 0,
-          sha256: '',
-        };
-        addField(files, name, upload);
-        pending.push(
-          pipeline(stream, limiter, createWriteStream(path)).then(
-            () => {
-              upload.size = limiter.size;
-              upload.sha256 = limiter.hash.digest('hex');
-            },
-            (error: unknown) => {
-              stream.resume();
-              fail(error);
-            },
-          ),
-        );
-      });
-      parser.on('filesLimit', () => fail(new PlatformError('BAD_REQUEST', `At most ${MAX_FILES} files per call`)));
-      parser.on('fieldsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many fields')));
-      parser.on('partsLimit', () => fail(new PlatformError('BAD_REQUEST', 'Too many parts')));
-      parser.on('error', (error) =>
-        fail(new PlatformError('BAD_REQUEST', `Malformed multipart body: ${(error as Error).message}`)),
-      );
-      parser.on('close', () => {
-        Promise.all(pending).then(() => (failed ? undefined : resolve()), fail);
-      });
-      // A client that gave up while the upload directory was being made (a busy worker) has already closed the
-      // request: its 'aborted' event is gone and the body never ends, so check the state as well as the event.
-      const aborted = () => fail(new PlatformError('BAD_REQUEST', 'Upload aborted by the client'));
-      request.on('close', () => {
-        if (!request.complete) aborted();
-      });
-      if (request.destroyed) {
-        aborted();
-        return;
-      }
-      request.pipe(parser);
-    });
-  } catch (error) {
-    await Promise.allSettled(pending);
-    await cleanup();
-    throw error;
+  for (const file of form.files) {
+    const argument: UploadedFileArgument = {
+      filename: file.filename,
+      content_type: file.mimeType,
+      path: file.path,
+      size: file.size,
+      sha256: file.sha256,
+    };
+    addField(files, file.field, argument);
   }
-  return { fields, files, cleanup };
+  return { fields, files, cleanup: form.cleanup };
 }

@@ -63,7 +63,8 @@ export class PackageVersionsController {
     403: 'Not the publisher of the package, or the publisher is suspended',
     404: 'Unknown package',
     409: 'The version exists',
-    413: 'Over UPLOAD_MAX_BYTES',
+    400: 'A malformed multipart body: a second file part, a file part not named file, a field sent twice, too many parts',
+    413: 'Over UPLOAD_MAX_BYTES, a text field over 1 MiB, or text fields together over 2 MiB',
     422: 'Bad version or dependencies, no file, or a rejected archive',
   })
   async upload(

@@ -95,7 +95,8 @@ export class PackagesController {
   @ApiErrors({
     403: 'The caller has no publisher, or it is suspended',
     409: 'The name is taken (case-insensitively)',
-    413: 'Over UPLOAD_MAX_BYTES',
+    400: 'A malformed multipart body: a second file part, a file part not named file, a field sent twice, too many parts',
+    413: 'Over UPLOAD_MAX_BYTES, a text field over 1 MiB, or text fields together over 2 MiB',
     422: 'Invalid metadata, or a rejected archive',
   })
   async create(@Req() request: Request & AuthenticatedRequest, @CurrentCaller() caller: Caller) {

@@ -4,7 +4,7 @@ import { sweepStagedUploads } from '../../common/staging-sweeper.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
 
-/** Sweeps stale staged uploads (DATA_DIR/tmp) at start and then periodically. */
+/** Sweeps staged uploads (DATA_DIR/tmp) of processes that no longer run, at start and then periodically. */
 @Injectable()
 export class StagingSweepService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('UploadStaging');
@@ -30,7 +30,7 @@ export class StagingSweepService implements OnModuleInit, OnApplicationShutdown 
 
   async sweep(): Promise<string[]> {
     const removed = await sweepStagedUploads(uploadTempRoot(this.config), this.maxAgeMs);
-    if (removed.length) this.logger.log(`Swept ${removed.length} stale staged upload(s)`);
+    if (removed.length) this.logger.log(`Swept ${removed.length} leftover staged upload(s)`);
     return removed;
   }
 }

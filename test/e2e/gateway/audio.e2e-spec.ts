@@ -1,9 +1,18 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { FakeOpenAiAudio } from '../../fixtures/fake-openai-audio.js';
 import { backends } from '../../support/backends.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
 /** Issue 15 part 4: speech and transcription through configured OpenAI-audio backends, with the openai SDK. */
+
+const BOUNDARY = 'tbaudioboundary';
+const field = (name: string, value: string) =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+const filePart = () =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n` +
+  `Content-Type: audio/wav\r\n\r\nRIFF\r\n`;
 
 describe.each(backends())('gateway audio ($name)', (backend) => {
   let gateway: GatewayUnderTest;
@@ -72,6 +81,26 @@ describe.each(backends())('gateway audio ($name)', (backend) => {
     });
     expect(text).toBe('transcript of b.wav (5 bytes)');
     expect(audio.requests.at(-1)?.fields).toMatchObject({ model: 'whisper-1', response_format: 'text' });
+  });
+
+  it.each([
+    ['two file parts', [filePart(), filePart()], 400],
+    ['a 2 MB prompt field', [field('prompt', 'x'.repeat(2 * 1024 * 1024)), filePart()], 413],
+  ])('refuses a transcription with %s within a second and stages nothing', async (_case, parts, status) => {
+    const started = Date.now();
+    const response = await fetch(`${gateway.baseUrl}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${gateway.adminKey}`,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      },
+      body: field('model', 'whisper-1') + parts.join('') + `--${BOUNDARY}--\r\n`,
+      signal: AbortSignal.timeout(3000),
+    });
+    expect(response.status).toBe(status);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBeTruthy();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await readdir(join(gateway.dataDir, 'tmp')).catch(() => [])).toEqual([]);
   });
 
   it('bills speech by characters and transcription by the backend’s token usage', async () => {

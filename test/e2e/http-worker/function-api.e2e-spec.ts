@@ -33,6 +33,57 @@ function abortedUpload(address: string): Promise<void> {
   });
 }
 
+const BOUNDARY = 'tbfuzzboundary';
+const fieldPart = (name: string, value: string) =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+const filePart = (name: string, content: string, extraHeaders = '') =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="a.bin"\r\n${extraHeaders}\r\n${content}\r\n`;
+const closing = `--${BOUNDARY}--\r\n`;
+
+/**
+ * Posts a hand-built multipart body (all of it, or only its start with the connection kept open) and resolves
+ * with the status and exec_code of the answer, or 'no answer' after 3 s.
+ */
+function postRaw(
+  address: string,
+  body: string,
+  options: { contentType?: string; end?: boolean; contentLength?: number } = {},
+): Promise<{ status: number; execCode: unknown; elapsedMs: number } | 'no answer'> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const headers: Record<string, string> = {
+      'content-type': options.contentType ?? `multipart/form-data; boundary=${BOUNDARY}`,
+    };
+    if (options.end !== false || options.contentLength !== undefined) {
+      headers['content-length'] = String(options.contentLength ?? Buffer.byteLength(body));
+    }
+    const req = httpRequest(address, { method: 'POST', headers });
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve('no answer');
+    }, 3000);
+    req.on('error', () => undefined);
+    req.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        clearTimeout(timer);
+        let execCode: unknown;
+        try {
+          execCode = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { info?: { exec_code?: unknown } }).info
+            ?.exec_code;
+        } catch {
+          execCode = undefined;
+        }
+        req.destroy();
+        resolve({ status: response.statusCode ?? 0, execCode, elapsedMs: Date.now() - started });
+      });
+    });
+    req.write(body);
+    if (options.end !== false) req.end();
+  });
+}
+
 const USER = { id: 'usr_0123456789abcdef01234567', username: 'ada', level: 1 };
 
 describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backend) => {
@@ -246,6 +297,41 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       expect(response.status).toBe(413);
       expect(await json(response)).toMatchObject({ error: 'InputError', info: { exec_code: 413 } });
       expect(await readdir(worker.config.httpWorker.uploadDir)).toEqual([]);
+    });
+
+    describe('malformed multipart', () => {
+      const cases: Array<[string, string, { contentType?: string; end?: boolean; contentLength?: number }, number]> = [
+        ['21 file parts', Array.from({ length: 21 }, () => filePart('file', 'x')).join('') + closing, {}, 400],
+        ['a field over the body limit', fieldPart('note', 'x'.repeat(8192)) + closing, {}, 413],
+        [
+          'a field that never ends',
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="note"\r\n\r\n${'x'.repeat(64 * 1024)}`,
+          { end: false, contentLength: 1024 * 1024 },
+          413,
+        ],
+        ['no boundary', fieldPart('note', 'x') + closing, { contentType: 'multipart/form-data' }, 400],
+        ['a truncated body', fieldPart('note', 'x') + filePart('file', 'x').slice(0, -2), {}, 400],
+        // This worker's body limit is 4 KiB: the text before the file part is over it before the header ends.
+        ['a 20 KB part header', filePart('file', 'x', `X-Pad: ${'a'.repeat(20 * 1024)}\r\n`) + closing, {}, 413],
+        [
+          'a thousand tiny parts',
+          Array.from({ length: 1000 }, (_, i) => fieldPart(`f${i}`, 'x')).join('') + closing,
+          {},
+          413,
+        ],
+      ];
+
+      it.each(cases)('answers %s within a second and keeps nothing', async (_name, body, options, status) => {
+        const answer = await postRaw(url('/api/Worker.Test/upload'), body, options);
+        expect(answer).toEqual({ status, execCode: status, elapsedMs: expect.any(Number) });
+        expect((answer as { elapsedMs: number }).elapsedMs).toBeLessThan(1000);
+        const left = await eventually(
+          () => readdir(worker.config.httpWorker.uploadDir).catch(() => []),
+          (names) => names.length === 0,
+          1000,
+        );
+        expect(left).toEqual([]);
+      });
     });
 
     it('passes the request to a request_as_kwarg function, with the session', async () => {

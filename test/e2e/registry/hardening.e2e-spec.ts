@@ -1,11 +1,26 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  currentBootId,
+  currentStagingOwner,
+  processStartTicks,
+  stagingOwnerOf,
+  stagingPrefix,
+} from '../../../src/common/staging-owner.js';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
-import { ADMIN, createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
+import {
+  ADMIN,
+  createPackage,
+  publisherFactory,
+  samplePackageZip,
+  uploadVersion,
+} from '../../support/registry-fixtures.js';
 import { zipBuilder } from '../../fixtures/zip-builder.js';
 
 async function stagedFiles(dataDir: string): Promise<string[]> {
@@ -93,6 +108,74 @@ function statusWhileFileStreams(
   });
 }
 
+/** Every entry left under DATA_DIR/tmp: staging directories as well as files. */
+async function stagingLeftovers(dataDir: string): Promise<string[]> {
+  try {
+    return await readdir(join(dataDir, 'tmp'));
+  } catch {
+    return [];
+  }
+}
+
+interface RawAnswer {
+  status: number;
+  code: string | undefined;
+  elapsedMs: number;
+}
+
+/**
+ * Sends a hand-built body (all of it, or only a first part when `end` is false, keeping the connection open)
+ * and resolves with the answer, or 'no answer' after `waitMs`.
+ */
+function sendRaw(
+  baseUrl: string,
+  path: string,
+  token: string,
+  options: { contentType: string; body: Buffer | string; end?: boolean; contentLength?: number; waitMs?: number },
+): Promise<RawAnswer | 'no answer'> {
+  const body = typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': options.contentType };
+    if (options.end !== false || options.contentLength !== undefined) {
+      headers['content-length'] = String(options.contentLength ?? body.length);
+    }
+    const req = httpRequest(new URL(path, baseUrl), { method: 'POST', headers });
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve('no answer');
+    }, options.waitMs ?? 3000);
+    req.on('error', () => undefined);
+    req.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        clearTimeout(timer);
+        const elapsedMs = Date.now() - started;
+        let code: string | undefined;
+        try {
+          code = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: string }).code;
+        } catch {
+          code = undefined;
+        }
+        req.destroy();
+        resolve({ status: response.statusCode ?? 0, code, elapsedMs });
+      });
+    });
+    req.write(body);
+    if (options.end !== false) req.end();
+  });
+}
+
+const BOUNDARY = 'tbfuzzboundary';
+const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
+const fieldPart = (name: string, value: string) =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+const filePart = (name: string, content: string, extraHeaders = '') =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="a.zip"\r\n${extraHeaders}` +
+  `Content-Type: application/zip\r\n\r\n${content}\r\n`;
+const closing = `--${BOUNDARY}--\r\n`;
+
 describe.each(backends())('registry hardening on $name', (backend) => {
   let registry: RegistryUnderTest;
   let owner: Awaited<ReturnType<typeof publisherFactory>>;
@@ -174,6 +257,171 @@ describe.each(backends())('registry hardening on $name', (backend) => {
     });
   });
 
+  describe('malformed multipart', () => {
+    const big = (bytes: number) => 'x'.repeat(bytes);
+    // Each body is what a hostile or broken client sends; the answer must come at once, with the registry's code.
+    const cases: Array<[string, { contentType?: string; body: string }, number, string]> = [
+      [
+        'two file parts',
+        { body: fieldPart('version', '5.0.0') + filePart('file', 'PK') + filePart('file', 'PK') + closing },
+        400,
+        'BAD_REQUEST',
+      ],
+      [
+        'a 2 MB changelog field',
+        {
+          body:
+            fieldPart('version', '5.0.1') +
+            fieldPart('changelog', big(2 * 1024 * 1024)) +
+            filePart('file', 'PK') +
+            closing,
+        },
+        413,
+        'PAYLOAD_TOO_LARGE',
+      ],
+      [
+        'a field sent twice',
+        { body: fieldPart('version', '5.0.2') + fieldPart('version', '5.0.3') + filePart('file', 'PK') + closing },
+        400,
+        'BAD_REQUEST',
+      ],
+      [
+        'an unknown file part',
+        { body: fieldPart('version', '5.0.4') + filePart('other', 'PK') + closing },
+        400,
+        'BAD_REQUEST',
+      ],
+      [
+        'no boundary',
+        { contentType: 'multipart/form-data', body: fieldPart('version', '5.0.5') + closing },
+        400,
+        'BAD_REQUEST',
+      ],
+      [
+        'a truncated body',
+        { body: fieldPart('version', '5.0.6') + filePart('file', 'PK').slice(0, -2) },
+        400,
+        'BAD_REQUEST',
+      ],
+      ['an empty body', { body: '' }, 400, 'BAD_REQUEST'],
+      [
+        'a 20 KB part header',
+        { body: fieldPart('version', '5.0.7') + filePart('file', 'PK', `X-Pad: ${big(20 * 1024)}\r\n`) + closing },
+        400,
+        'BAD_REQUEST',
+      ],
+      [
+        'a thousand tiny parts',
+        { body: Array.from({ length: 1000 }, (_, i) => fieldPart(`f${i}`, 'x')).join('') + closing },
+        400,
+        'BAD_REQUEST',
+      ],
+    ];
+
+    describe.each([
+      ['a version upload', '/api/v1/packages/Hardened/versions'],
+      ['a multipart package create', '/api/v1/packages'],
+    ])('on %s', (_label, path) => {
+      it.each(cases)('answers %s within a second and leaves nothing staged', async (_name, input, status, code) => {
+        const answer = await sendRaw(registry.baseUrl, path, owner.client.bearer!, {
+          contentType: input.contentType ?? MULTIPART,
+          body: input.body,
+        });
+        expect(answer).toEqual({ status, code, elapsedMs: expect.any(Number) });
+        expect((answer as RawAnswer).elapsedMs).toBeLessThan(1000);
+        expect(
+          await eventually(
+            () => stagingLeftovers(registry.dataDir),
+            (entries) => entries.length === 0,
+            1000,
+          ),
+        ).toEqual([]);
+      });
+    });
+
+    it.each([
+      ['declared as 50 MiB', 50 * 1024 * 1024],
+      ['sent chunked', undefined],
+    ])('answers a field that never ends (%s) with 413 within a second', async (_label, contentLength) => {
+      const answer = await sendRaw(registry.baseUrl, '/api/v1/packages/Hardened/versions', owner.client.bearer!, {
+        contentType: MULTIPART,
+        body:
+          fieldPart('version', '5.1.0') +
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="changelog"\r\n\r\n${big(3 * 1024 * 1024)}`,
+        end: false,
+        contentLength,
+      });
+      expect(answer).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE', elapsedMs: expect.any(Number) });
+      expect((answer as RawAnswer).elapsedMs).toBeLessThan(1000);
+    });
+
+    it('answers an artifact build upload with two file parts with 400 within a second', async () => {
+      const response = await owner.client.post('/api/v1/artifacts', {
+        name: 'hardened-app',
+        artifact_type: 'desktop_app',
+        description: 'An app',
+        homepage: 'https://example.com',
+      });
+      expect(response.status).toBe(201);
+      const answer = await sendRaw(registry.baseUrl, '/api/v1/artifacts/hardened-app/builds', owner.client.bearer!, {
+        contentType: MULTIPART,
+        body: fieldPart('version', '1.0.0') + filePart('file', 'bin') + filePart('file', 'bin') + closing,
+      });
+      expect(answer).toEqual({ status: 400, code: 'BAD_REQUEST', elapsedMs: expect.any(Number) });
+      expect((answer as RawAnswer).elapsedMs).toBeLessThan(1000);
+      expect(
+        await eventually(
+          () => stagingLeftovers(registry.dataDir),
+          (entries) => entries.length === 0,
+          1000,
+        ),
+      ).toEqual([]);
+    });
+
+    it('takes the version from a field sent after the file', async () => {
+      await createPackage(owner.client, 'LateVersion');
+      const zip = samplePackageZip('5.3.0').toString('latin1');
+      const answer = await sendRaw(registry.baseUrl, '/api/v1/packages/LateVersion/versions', owner.client.bearer!, {
+        contentType: MULTIPART,
+        body: Buffer.from(filePart('file', zip) + fieldPart('version', '5.3.0') + closing, 'latin1'),
+      });
+      expect(answer).toEqual({ status: 201, code: undefined, elapsedMs: expect.any(Number) });
+      expect(
+        (await registry.api.get('/api/v1/packages/LateVersion/versions/5.3.0', { accept: 'application/json' })).status,
+      ).toBe(200);
+      expect(await stagingLeftovers(registry.dataDir)).toEqual([]);
+    });
+
+    it('leaves no staging directory after uploads aborted as their file part starts', async () => {
+      const head =
+        fieldPart('version', '5.2.0') +
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n`;
+      for (let i = 0; i < 20; i += 1) {
+        await new Promise<void>((resolve) => {
+          const req = httpRequest(new URL('/api/v1/packages/Hardened/versions', registry.baseUrl), {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${owner.client.bearer}`,
+              'content-type': MULTIPART,
+              'content-length': String(10 * 1024 * 1024),
+            },
+          });
+          req.on('error', () => undefined);
+          req.write(head, () => {
+            req.destroy();
+            resolve();
+          });
+        });
+      }
+      expect(
+        await eventually(
+          () => stagingLeftovers(registry.dataDir),
+          (entries) => entries.length === 0,
+        ),
+      ).toEqual([]);
+    });
+  });
+
   describe('staged uploads left by a crash', () => {
     it('are swept when the registry starts', async () => {
       const dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-crash-'));
@@ -190,6 +438,69 @@ describe.each(backends())('registry hardening on $name', (backend) => {
         await restarted.close();
         await rm(dataDir, { recursive: true, force: true });
       }
+    });
+    it("removes a killed process's fresh staging at start and keeps a live process's", async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'tb-e2e-crash-'));
+      const spawnIdle = async () => {
+        const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+        await once(child, 'spawn');
+        return child as ChildProcess & { pid: number };
+      };
+      const ownerOf = (pid: number) => ({ pid, startTicks: processStartTicks(pid), bootId: currentBootId() });
+      const killed = await spawnIdle();
+      const killedOwner = ownerOf(killed.pid);
+      killed.kill('SIGKILL');
+      await once(killed, 'exit');
+      const live = await spawnIdle();
+      const stage = async (name: string) => {
+        const directory = join(dataDir, 'tmp', name);
+        await mkdir(directory, { recursive: true });
+        await writeFile(join(directory, 'upload'), Buffer.alloc(1024));
+      };
+      await stage(`${stagingPrefix(killedOwner)}aB3xYz`);
+      const liveName = `${stagingPrefix(ownerOf(live.pid))}Qw12Er`;
+      await stage(liveName);
+      const restarted = await startRegistry(backend, { DATA_DIR: dataDir });
+      try {
+        expect(await readdir(join(dataDir, 'tmp'))).toEqual([liveName]);
+      } finally {
+        live.kill('SIGKILL');
+        await restarted.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('stages each upload under a name that records this process as its owner', async () => {
+      const head =
+        fieldPart('version', '6.0.0') +
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n`;
+      const req = httpRequest(new URL('/api/v1/packages/Hardened/versions', registry.baseUrl), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${owner.client.bearer}`,
+          'content-type': MULTIPART,
+          'content-length': String(10 * 1024 * 1024),
+        },
+      });
+      req.on('error', () => undefined);
+      req.write(head);
+      req.write(Buffer.alloc(64 * 1024, 1));
+      try {
+        const entries = await eventually(
+          () => stagingLeftovers(registry.dataDir),
+          (names) => names.length === 1,
+        );
+        expect(entries).toHaveLength(1);
+        expect(stagingOwnerOf(entries[0])).toEqual(currentStagingOwner());
+      } finally {
+        req.destroy();
+      }
+      expect(
+        await eventually(
+          () => stagingLeftovers(registry.dataDir),
+          (names) => names.length === 0,
+        ),
+      ).toEqual([]);
     });
   });
 

@@ -205,6 +205,24 @@ describe('registry OpenAPI document', () => {
     expect(untyped).toEqual([]);
   });
 
+  it('documents 400 for a malformed multipart body and 413 on every upload route', () => {
+    const uploads = operations.filter(
+      (operation) =>
+        operation.method === 'post' &&
+        [
+          '/api/v1/packages',
+          '/api/v1/packages/{name}/versions',
+          '/api/v1/packages/{name}/upload',
+          '/api/v1/artifacts/{name}/builds',
+        ].includes(operation.path),
+    );
+    expect(uploads).toHaveLength(4);
+    const undocumented = uploads.flatMap((operation) =>
+      ['400', '413'].filter((status) => !operation.responses[status]).map((status) => `${operation.path} ${status}`),
+    );
+    expect(undocumented).toEqual([]);
+  });
+
   it('answers with exactly the documented fields', async () => {
     const { client, publisherName } = await publisherFactory(registry);
     const name = `typed-${Date.now().toString(36)}`;

@@ -1,6 +1,5 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import { createPackage, publisherFactory, uploadVersion } from '../../support/registry-fixtures.js';
@@ -15,7 +14,14 @@ async function listFiles(directory: string): Promise<string[]> {
   }
 }
 
-const uploadTemps = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('tb-upload-'));
+/** Upload staging: what readMultipart leaves under DATA_DIR/tmp (nothing, once a request is answered). */
+async function stagingEntries(dataDir: string): Promise<string[]> {
+  try {
+    return await readdir(join(dataDir, 'tmp'));
+  } catch {
+    return [];
+  }
+}
 
 describe.each(backends())('uploaded ZIP checks on $name', (backend) => {
   let registry: RegistryUnderTest;
@@ -77,13 +83,20 @@ describe.each(backends())('uploaded ZIP checks on $name', (backend) => {
       expect(response.body.detail).toMatch(entryPattern);
       expect(await listFiles(join(registry.dataDir, 'objects'))).toEqual(objectsBefore);
       expect((await registry.api.get('/api/v1/packages/ZipTarget')).body.versions).toEqual([]);
+      expect(await stagingEntries(registry.dataDir)).toEqual([]);
     },
   );
 
-  it('leaves no temporary upload file behind after a rejection', async () => {
-    const before = await uploadTemps();
-    await uploadVersion(client, 'ZipTarget', '1.0.0', {}, zipBuilder().withSymlink('link', '/').build());
-    expect(await uploadTemps()).toEqual(before);
+  it('leaves no staged upload behind after a rejection', async () => {
+    const response = await uploadVersion(
+      client,
+      'ZipTarget',
+      '1.0.0',
+      {},
+      zipBuilder().withSymlink('link', '/').build(),
+    );
+    expect(response.status).toBe(422);
+    expect(await stagingEntries(registry.dataDir)).toEqual([]);
   });
 
   it('rejects more entries than the configured limit', async () => {
@@ -127,11 +140,13 @@ describe.each(backends())('uploaded ZIP checks on $name', (backend) => {
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
     expect(await listFiles(join(registry.dataDir, 'objects'))).toEqual(objectsBefore);
+    expect(await stagingEntries(registry.dataDir)).toEqual([]);
   });
 
   it('accepts a clean archive with directories', async () => {
     const zip = zipBuilder().withDirectory('src/').add('src/a.js', 'export {}').add('README.md', '# hi').build();
     const response = await uploadVersion(client, 'ZipTarget', '1.0.0', {}, zip);
     expect(response.status).toBe(201);
+    expect(await stagingEntries(registry.dataDir)).toEqual([]);
   });
 });
