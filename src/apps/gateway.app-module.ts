@@ -8,7 +8,7 @@ import { DatabaseModule } from '../database/database.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import { HealthModule } from '../health/health.module.js';
 import type { ReadinessCheck } from '../health/readiness-checks.js';
-import { GatewayModule, GatewaySettingsService } from '../modules/gateway/index.js';
+import { GatewayModule, GatewaySettingsService, gatewayBodyLimits } from '../modules/gateway/index.js';
 import type { HttpAppOptions } from './create-http-app.js';
 
 /** Readiness of the gateway: the model runtime answers `/api/version`. */
@@ -52,7 +52,7 @@ export class GatewayAppModule {
   }
 }
 
-/** The gateway's HTTP choices: OpenAI's error body, Swagger at /docs (its /api/… paths are the landing data), big bodies for base64 images and audio. */
+/** The gateway's HTTP choices: OpenAI's error body, Swagger at /docs (its /api/… paths are the landing data), bodies read after the key check. */
 export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   return {
     title: 'Toolbox Platform — model gateway',
@@ -63,7 +63,9 @@ export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     errorFormat: 'openai',
     docsPath: 'docs',
     apiVersion: '1.0',
-    bodyLimit: config.gateway.bodyLimit,
+    // Read after the key check, each route with its cap (docs/gateway.md, "Body limits").
+    bodyLimit: config.gateway.bodyMaxBytes,
+    routeBodyLimits: gatewayBodyLimits(config),
     cors: false,
     auth: GATEWAY_AUTH,
     // The landing page, /admin/, /user/, /playground/ and /live (web/gateway/, docs/web-pages.md).

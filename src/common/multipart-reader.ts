@@ -25,6 +25,9 @@ export interface MultipartBody {
   cleanup(): Promise<void>;
 }
 
+/** What a multipart body may carry besides its file: boundaries, part headers and the text fields. */
+export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+
 export interface MultipartOptions {
   fileField: string;
   /** Where the temporary upload goes; inside the data directory, so the local store can hard-link it. */
@@ -74,7 +77,7 @@ export async function readMultipart(request: Request, options: MultipartOptions)
     throw new PlatformError('BAD_REQUEST', 'Expected a multipart/form-data body');
   }
   const declaredLength = Number(request.headers['content-length'] ?? 0);
-  if (declaredLength > options.maxFileBytes + 1024 * 1024) {
+  if (declaredLength > options.maxFileBytes + MULTIPART_OVERHEAD_BYTES) {
     throw new PlatformError('PAYLOAD_TOO_LARGE', `Upload exceeds the limit of ${options.maxFileBytes} bytes`);
   }
 
