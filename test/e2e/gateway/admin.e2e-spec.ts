@@ -345,9 +345,9 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
       );
       expect(withNew.status).toBe(200);
       expect(withNew.body.admin_key).toBe(`********${rotated.body.admin_key.slice(-4)}`);
-      const withOld = await gateway.call<{ error: { type: string } }>('GET', '/admin/api/config');
+      const withOld = await gateway.call<{ error: { code: string } }>('GET', '/admin/api/config');
       expect(withOld.status).toBe(401);
-      expect(withOld.body.error.type).toBe('authentication_error');
+      expect(withOld.body.error.code).toBe('invalid_api_key');
       // The file keeps the key itself (mode 0600); the shared database only its hash.
       const stored = JSON.stringify(await gateway.storedSettings());
       expect(stored.includes(rotated.body.admin_key)).toBe(gateway.config.gateway.settingsStore === 'file');

@@ -117,7 +117,7 @@ describe.each(backends())('gateway body limits ($name)', (backend) => {
       sendBytes: 256 * 1024,
     });
     expect(answer.status).toBe(401);
-    expect(answer.body.error?.type).toBe('authentication_error');
+    expect(answer.body.error?.code).toBe('invalid_api_key');
     expect(answer.sentWhenAnswered).toBeLessThanOrEqual(256 * 1024);
   });
 
@@ -128,7 +128,7 @@ describe.each(backends())('gateway body limits ($name)', (backend) => {
       sendBytes: 256 * 1024,
     });
     expect(answer.status).toBe(401);
-    expect(answer.body.error?.type).toBe('authentication_error');
+    expect(answer.body.error?.code).toBe('invalid_api_key');
   });
 
   it('closes the connection of a refused upload soon after the answer, without reading the rest', async () => {
