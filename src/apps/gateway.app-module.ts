@@ -7,6 +7,7 @@ import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import { HealthModule } from '../health/health.module.js';
+import type { LivenessDetails } from '../health/health.controller.js';
 import type { ReadinessCheck } from '../health/readiness-checks.js';
 import { GatewayModule, GatewaySettingsService, gatewayBodyLimits } from '../modules/gateway/index.js';
 import type { HttpAppOptions } from './create-http-app.js';
@@ -18,6 +19,18 @@ const MODEL_RUNTIME_CHECK: ReadinessCheck = {
   async check(modules) {
     const settings = modules.get(GatewaySettingsService, { strict: false });
     if ((await settings.client.version()) === null) throw new Error(`no answer from ${settings.ollamaUrl}`);
+  },
+};
+
+/**
+ * `/health` as the original gateway's clients read it: `timestamp` and `active_models` (the installed models as
+ * last seen), still a liveness answer that never waits on the runtime (readiness does: MODEL_RUNTIME_CHECK).
+ */
+const GATEWAY_LIVENESS: LivenessDetails = {
+  requires: [GatewaySettingsService],
+  details(modules) {
+    const settings = modules.get(GatewaySettingsService, { strict: false });
+    return { timestamp: new Date().toISOString(), active_models: settings.catalog.knownCount() };
   },
 };
 
@@ -46,7 +59,7 @@ export class GatewayAppModule {
         // Before GatewayModule: its rate-limit guard needs to know who is calling.
         AuthModule.forRoot(GATEWAY_AUTH),
         GatewayModule,
-        HealthModule.forRoot({ checks: ['database', 'redis', MODEL_RUNTIME_CHECK] }),
+        HealthModule.forRoot({ checks: ['database', 'redis', MODEL_RUNTIME_CHECK], livenessDetails: GATEWAY_LIVENESS }),
       ],
     };
   }

@@ -258,12 +258,17 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
 
   describe('landing data and access', () => {
     it('serves /health, /api/models and /api/uptime without a key', async () => {
-      const health = await fetch(`${gateway.baseUrl}/health`);
-      expect(health.status).toBe(200);
       const models = (await (await fetch(`${gateway.baseUrl}/api/models`)).json()) as {
         models: Array<{ id: string; type: string }>;
       };
       expect(models.models).toContainEqual({ id: 'gemma3n:e4b', type: 'omni' });
+      const health = await fetch(`${gateway.baseUrl}/health`);
+      expect(health.status).toBe(200);
+      // The original gateway's clients read `timestamp` and `active_models` (the installed models) here.
+      const liveness = (await health.json()) as { status: string; timestamp: string; active_models: number };
+      expect(liveness.status).toBe('ok');
+      expect(Math.abs(Date.parse(liveness.timestamp) - Date.now())).toBeLessThan(60_000);
+      expect(liveness.active_models).toBe(models.models.length);
       const uptime = (await (await fetch(`${gateway.baseUrl}/api/uptime`)).json()) as Record<string, unknown>;
       expect(uptime).toMatchObject({ runtime_reachable: true, uptime_seconds: expect.any(Number) });
     });
