@@ -48,7 +48,7 @@ const ERROR_CAUSES: Record<number, string> = {
   429: "Over the per-minute request limit of the caller's tier (retry-after says when)",
   404: 'The model is not installed',
   413: 'The body is over the route\'s cap (docs/gateway.md, "Body limits"); decided before the body is read',
-  502: 'The model runtime answered with an error (HTTP 5xx) or a body that is not its JSON',
+  502: 'The model runtime (or speech backend) answered with an error (HTTP 5xx) or a body that is not its JSON',
   503: 'The model runtime cannot be reached',
 };
 
