@@ -137,7 +137,7 @@ describe('createHttpApp', () => {
       const limited = await call(base, '/probe/limited');
       expect(limited.status).toBe(429);
       expect(limited.body).toEqual({
-        error: { message: 'Slow down', type: 'rate_limit_error', param: null, code: 'rate_limited' },
+        error: { message: 'Slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' },
       });
     });
 

@@ -1,5 +1,5 @@
 import { Logger, type INestApplication, type LoggerService, type LogLevel } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { json } from 'body-parser';
@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { addAuthSecuritySchemes } from '../auth/openapi.js';
+import { closeRefusedUploads, RequestBodyInterceptor } from '../common/request-body.js';
 import { PlatformExceptionFilter, type ErrorFormat } from '../common/exception.filter.js';
 import { operationIdOf } from '../common/openapi.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
@@ -41,8 +42,17 @@ export interface HttpAppOptions {
    * none by default, so a client cannot claim another address or origin by sending the headers itself.
    */
   trustProxy?: boolean | number | string[];
-  /** Largest JSON body accepted (body-parser syntax: `2mb`, or bytes). */
+  /**
+   * Largest JSON body accepted (body-parser syntax: `2mb`, or bytes). With `routeBodyLimits`, the cap of the
+   * routes that name none, in bytes.
+   */
   bodyLimit?: string | number;
+  /**
+   * Read bodies after the guards rather than before routing (request-body.ts): a request without a valid
+   * credential is refused from its headers, before its body is read, and each route's body is capped by the
+   * entry its `@BodyLimit(name)` names here (bytes), decided from Content-Length before reading.
+   */
+  routeBodyLimits?: Record<string, number>;
   /** The strategies the service's AuthModule uses, so the document declares their security schemes (JWT by default). */
   auth?: Pick<AuthModuleOptions, 'strategies' | 'sessionCookie'>;
   /**
@@ -89,19 +99,16 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
   app.use(rejectLongUrls);
   answerClientErrorsAsJson(app.getHttpServer() as Server, options.errorFormat ?? 'registry');
   if (options.webPages?.length) for (const handler of webPagesMiddleware(options.webPages)) app.use(handler);
-  // JSON bodies only; multipart uploads are streamed by the routes that take them. GET and HEAD carry
-  // no body, so the hottest requests skip the parser entirely.
-  const parseJson = json({ limit: options.bodyLimit ?? '2mb' });
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return next();
-    parseJson(request, response, (error?: unknown) => {
-      if (error) return next(error);
-      // Validation and transformation recurse: a hostile nesting must stop here, not overflow the stack.
-      if (jsonDeeperThan(request.body))
-        return next(new PlatformError('BAD_REQUEST', `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`));
-      next();
-    });
-  });
+  if (options.routeBodyLimits) {
+    if (typeof options.bodyLimit !== 'number') throw new Error('With routeBodyLimits, bodyLimit is a number of bytes');
+    app.use(closeRefusedUploads);
+    app.useGlobalInterceptors(
+      new RequestBodyInterceptor(app.get(Reflector), {
+        defaultBytes: options.bodyLimit,
+        routes: options.routeBodyLimits,
+      }),
+    );
+  } else app.use(jsonBodyMiddleware(options.bodyLimit ?? '2mb'));
   app.useGlobalFilters(new PlatformExceptionFilter(options.errorFormat ?? 'registry'));
   app.useGlobalPipes(new PlatformValidationPipe(options.invalidBodyCode));
   if (options.shutdownHooks !== false) app.enableShutdownHooks();
@@ -123,6 +130,26 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
     SwaggerModule.setup(path, app, document, { jsonDocumentUrl: `${path}-json`, yamlDocumentUrl: `${path}-yaml` });
   }
   return app;
+}
+
+/**
+ * JSON bodies read before routing; multipart uploads are streamed by the routes that take them. GET and HEAD
+ * carry no body, so the hottest requests skip the parser entirely.
+ */
+function jsonBodyMiddleware(
+  limit: string | number,
+): (request: Request, response: Response, next: NextFunction) => void {
+  const parseJson = json({ limit });
+  return (request, response, next) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return next();
+    parseJson(request, response, (error?: unknown) => {
+      if (error) return next(error);
+      // Validation and transformation recurse: a hostile nesting must stop here, not overflow the stack.
+      if (jsonDeeperThan(request.body))
+        return next(new PlatformError('BAD_REQUEST', `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`));
+      next();
+    });
+  };
 }
 
 /** Where a service listens: its configuration section's host and port. */

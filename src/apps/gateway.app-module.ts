@@ -7,8 +7,9 @@ import { CountersModule } from '../counters/counters.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { assertConfiguredFor, type PlatformConfig } from '../config/config.js';
 import { HealthModule } from '../health/health.module.js';
+import type { LivenessDetails } from '../health/health.controller.js';
 import type { ReadinessCheck } from '../health/readiness-checks.js';
-import { GatewayModule, GatewaySettingsService } from '../modules/gateway/index.js';
+import { GatewayModule, GatewaySettingsService, gatewayBodyLimits } from '../modules/gateway/index.js';
 import type { HttpAppOptions } from './create-http-app.js';
 
 /** Readiness of the gateway: the model runtime answers `/api/version`. */
@@ -18,6 +19,18 @@ const MODEL_RUNTIME_CHECK: ReadinessCheck = {
   async check(modules) {
     const settings = modules.get(GatewaySettingsService, { strict: false });
     if ((await settings.client.version()) === null) throw new Error(`no answer from ${settings.ollamaUrl}`);
+  },
+};
+
+/**
+ * `/health` as the original gateway's clients read it: `timestamp` and `active_models` (the installed models as
+ * last seen), still a liveness answer that never waits on the runtime (readiness does: MODEL_RUNTIME_CHECK).
+ */
+const GATEWAY_LIVENESS: LivenessDetails = {
+  requires: [GatewaySettingsService],
+  details(modules) {
+    const settings = modules.get(GatewaySettingsService, { strict: false });
+    return { timestamp: new Date().toISOString(), active_models: settings.catalog.knownCount() };
   },
 };
 
@@ -46,13 +59,13 @@ export class GatewayAppModule {
         // Before GatewayModule: its rate-limit guard needs to know who is calling.
         AuthModule.forRoot(GATEWAY_AUTH),
         GatewayModule,
-        HealthModule.forRoot({ checks: ['database', 'redis', MODEL_RUNTIME_CHECK] }),
+        HealthModule.forRoot({ checks: ['database', 'redis', MODEL_RUNTIME_CHECK], livenessDetails: GATEWAY_LIVENESS }),
       ],
     };
   }
 }
 
-/** The gateway's HTTP choices: OpenAI's error body, Swagger at /docs (its /api/… paths are the landing data), big bodies for base64 images and audio. */
+/** The gateway's HTTP choices: OpenAI's error body, Swagger at /docs (its /api/… paths are the landing data), bodies read after the key check. */
 export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   return {
     title: 'Toolbox Platform — model gateway',
@@ -63,7 +76,9 @@ export function gatewayHttpAppOptions(config: PlatformConfig): HttpAppOptions {
     errorFormat: 'openai',
     docsPath: 'docs',
     apiVersion: '1.0',
-    bodyLimit: config.gateway.bodyLimit,
+    // Read after the key check, each route with its cap (docs/gateway.md, "Body limits").
+    bodyLimit: config.gateway.bodyMaxBytes,
+    routeBodyLimits: gatewayBodyLimits(config),
     cors: false,
     auth: GATEWAY_AUTH,
     // The landing page, /admin/, /user/, /playground/ and /live (web/gateway/, docs/web-pages.md).

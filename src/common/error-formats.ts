@@ -66,18 +66,24 @@ function resultErrorBody({ status, code, message, requestId, errors }: Described
   };
 }
 
-/** OpenAI's error `type` by status; anything else of ours is a `server_error`. */
+/**
+ * OpenAI's error `type` by status, as its API sends them (clients switch on them): a bad or missing key and an
+ * unknown model are `invalid_request_error`, a per-minute request limit is `requests`; anything else of ours
+ * at 5xx is a `server_error`.
+ */
 const OPENAI_TYPE_BY_STATUS: Record<number, string> = {
-  401: 'authentication_error',
+  401: 'invalid_request_error',
   402: 'insufficient_quota',
   403: 'permission_error',
-  404: 'not_found_error',
-  429: 'rate_limit_error',
+  404: 'invalid_request_error',
+  429: 'requests',
 };
 
 /** OpenAI's own `code` where clients test for it; our code in lower case otherwise. */
 const OPENAI_CODE: Partial<Record<ErrorCode, string>> = {
+  UNAUTHORIZED: 'invalid_api_key',
   PAYMENT_REQUIRED: 'insufficient_quota',
+  RATE_LIMITED: 'rate_limit_exceeded',
 };
 
 function openAiErrorBody({ status, code, message, errors }: DescribedError): object {
@@ -107,6 +113,7 @@ const JSON_RPC_CODE: Record<ErrorCode, number> = {
   NOT_IMPLEMENTED: -32051,
   SERVICE_UNAVAILABLE: -32050,
   CLUSTER_NODE_UNREACHABLE: -32052,
+  BAD_GATEWAY: -32053,
 };
 
 function jsonRpcErrorBody({ code, message, requestId, errors, parseError }: DescribedError): object {

@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   /** A feature that needs a backend this installation has not configured (the gateway's TTS/STT). */
   NOT_IMPLEMENTED: 501,
+  /** An upstream service answered, but with an error or an answer that cannot be read (the gateway's model runtime). */
+  BAD_GATEWAY: 502,
   /** The worker manager: a cluster node to join does not answer (or is no manager). */
   CLUSTER_NODE_UNREACHABLE: 502,
   SERVICE_UNAVAILABLE: 503,

@@ -70,6 +70,9 @@ export class HashingLimiter extends Transform {
 
 const DEFAULT_FIELD_BYTES = 1024 * 1024;
 
+/** What a route's body cap allows a multipart body besides its files: boundaries, part headers, small fields. */
+export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+
 /**
  * Streams a multipart request: text fields into memory (small, capped), the one file part to a staging file
  * while hashing it with SHA-256 and enforcing the byte cap. Nothing is buffered whole. A second file part, a

@@ -70,6 +70,23 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ GATEWAY_SETTINGS_STORE: 'redis' })).toThrow(/GATEWAY_SETTINGS_STORE must be one of/);
     });
 
+    it('reads the gateway body caps as bytes or with a unit, and refuses other text', () => {
+      const gateway = loadConfig({
+        GATEWAY_CHAT_BODY_LIMIT: '4mb',
+        GATEWAY_EMBEDDINGS_BODY_LIMIT: '512KB',
+        GATEWAY_BODY_LIMIT: '65536',
+      }).gateway;
+      expect(gateway).toMatchObject({
+        chatBodyMaxBytes: 4 * 1024 * 1024,
+        embeddingsBodyMaxBytes: 512 * 1024,
+        bodyMaxBytes: 65536,
+      });
+      expect(problemsOf({ GATEWAY_CHAT_BODY_LIMIT: 'big', GATEWAY_BODY_LIMIT: '0' })).toEqual([
+        'GATEWAY_CHAT_BODY_LIMIT must be a size in bytes, or with a unit as 512kb, 8mb (got "big")',
+        'GATEWAY_BODY_LIMIT must be a size in bytes, or with a unit as 512kb, 8mb (got "0")',
+      ]);
+    });
+
     it('refuses MESSAGE_BROKER=redis without REDIS_URL and an unknown broker', () => {
       expect(() => loadConfig({ MESSAGE_BROKER: 'redis' })).toThrow(/MESSAGE_BROKER=redis needs REDIS_URL/);
       expect(() => loadConfig({ MESSAGE_BROKER: 'zmq' })).toThrow(/MESSAGE_BROKER must be one of/);
@@ -140,7 +157,9 @@ describe('loadConfig', () => {
         imageFetchTimeoutMs: 10_000,
         imageAllowPrivate: false,
         modelCacheSeconds: 60,
-        bodyLimit: '50mb',
+        chatBodyMaxBytes: 8 * 1024 * 1024,
+        embeddingsBodyMaxBytes: 2 * 1024 * 1024,
+        bodyMaxBytes: 256 * 1024,
         ttsUrl: null,
         sttUrl: null,
         ttsApiKey: null,
@@ -296,7 +315,9 @@ describe('loadConfig', () => {
         imageFetchTimeoutMs: 10_000,
         imageAllowPrivate: false,
         modelCacheSeconds: 60,
-        bodyLimit: '50mb',
+        chatBodyMaxBytes: 8 * 1024 * 1024,
+        embeddingsBodyMaxBytes: 2 * 1024 * 1024,
+        bodyMaxBytes: 256 * 1024,
         ttsUrl: null,
         sttUrl: null,
         ttsApiKey: null,

@@ -214,8 +214,12 @@ export interface GatewayConfig extends ListenConfig {
   imageAllowPrivate: boolean;
   /** GATEWAY_MODEL_CACHE_SECONDS: how long a model's `/api/show` capabilities are reused. */
   modelCacheSeconds: number;
-  /** GATEWAY_BODY_LIMIT: largest JSON body (base64 images and audio travel inside it). */
-  bodyLimit: string;
+  /** GATEWAY_CHAT_BODY_LIMIT: largest chat completion body (data-URL images and input audio travel inside it). */
+  chatBodyMaxBytes: number;
+  /** GATEWAY_EMBEDDINGS_BODY_LIMIT: largest embeddings body. */
+  embeddingsBodyMaxBytes: number;
+  /** GATEWAY_BODY_LIMIT: largest body of every other JSON route (speech, live sessions, signup, admin). */
+  bodyMaxBytes: number;
   /** TTS_URL / STT_URL: OpenAI-audio backends (base URL with /v1) for speech and transcription; null answers 501. */
   ttsUrl: string | null;
   sttUrl: string | null;
@@ -442,6 +446,21 @@ class EnvironmentReader {
     const value = Number(raw);
     if (!Number.isFinite(value) || value < min) {
       this.problems.push(`${name} must be a number of at least ${min} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  }
+
+  /** A size in bytes: a whole number, or one with a unit (`512kb`, `8mb`, `1gb`; 1024-based, as body-parser reads them). */
+  size(name: string, fallback: number): number {
+    const raw = this.string(name);
+    if (raw === null) return fallback;
+    const match = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(raw);
+    const value = match
+      ? Number(match[1]) * 1024 ** ['b', 'kb', 'mb', 'gb'].indexOf((match[2] ?? 'b').toLowerCase())
+      : 0;
+    if (!match || value < 1 || !Number.isSafeInteger(value)) {
+      this.problems.push(`${name} must be a size in bytes, or with a unit as 512kb, 8mb (got "${raw}")`);
       return fallback;
     }
     return value;
@@ -701,7 +720,10 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
       imageFetchTimeoutMs: read.integer('GATEWAY_IMAGE_FETCH_TIMEOUT_MS', 10_000, { min: 1 }),
       imageAllowPrivate: read.boolean('GATEWAY_IMAGE_ALLOW_PRIVATE', false),
       modelCacheSeconds: read.integer('GATEWAY_MODEL_CACHE_SECONDS', 60, { min: 0 }),
-      bodyLimit: read.string('GATEWAY_BODY_LIMIT') ?? '50mb',
+      // OpenAI takes 20 MB images, but a chat with pictures needs a few MiB; the caps are read before the body.
+      chatBodyMaxBytes: read.size('GATEWAY_CHAT_BODY_LIMIT', 8 * MiB),
+      embeddingsBodyMaxBytes: read.size('GATEWAY_EMBEDDINGS_BODY_LIMIT', 2 * MiB),
+      bodyMaxBytes: read.size('GATEWAY_BODY_LIMIT', 256 * 1024),
       ttsUrl: read.string('TTS_URL')?.replace(/\/+$/, '') ?? null,
       sttUrl: read.string('STT_URL')?.replace(/\/+$/, '') ?? null,
       ttsApiKey: read.string('TTS_API_KEY'),

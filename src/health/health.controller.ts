@@ -11,6 +11,14 @@ import { SkipRateLimit } from '../rate-limit/rate-limit.guard.js';
 import type { ReadinessCheck } from './readiness-checks.js';
 
 export const HEALTH_CHECKS = Symbol('HEALTH_CHECKS');
+export const LIVENESS_DETAILS = Symbol('LIVENESS_DETAILS');
+
+/** What a service adds to `/health`: read from memory, so the answer stays a liveness answer. */
+export interface LivenessDetails {
+  /** Providers the details read (checked at start-up, as a readiness check's). */
+  requires?: unknown[];
+  details(modules: ModuleRef): Record<string, unknown>;
+}
 const startedAt = Date.now();
 const CHECK_TIMEOUT_MS = 3000;
 
@@ -26,13 +34,17 @@ export class ReadinessController implements OnModuleInit {
   constructor(
     @Inject(PLATFORM_CONFIG) protected readonly config: PlatformConfig,
     @Inject(HEALTH_CHECKS) private readonly checks: ReadinessCheck[],
-    private readonly modules: ModuleRef,
+    @Inject(LIVENESS_DETAILS) private readonly livenessDetails: LivenessDetails | null,
+    protected readonly modules: ModuleRef,
     private readonly indicators: HealthIndicatorService,
   ) {}
 
   /** A listed check whose dependency the service does not provide is a wiring mistake: fail at start-up, not at /ready. */
   onModuleInit(): void {
-    for (const { name, requires = [] } of this.checks) {
+    const liveness = this.livenessDetails
+      ? [{ name: 'liveness details', requires: this.livenessDetails.requires }]
+      : [];
+    for (const { name, requires = [] } of [...this.checks, ...liveness]) {
       for (const token of requires) {
         try {
           this.modules.get(token as never, { strict: false });
@@ -43,6 +55,10 @@ export class ReadinessController implements OnModuleInit {
         }
       }
     }
+  }
+
+  protected livenessExtras(): Record<string, unknown> {
+    return this.livenessDetails?.details(this.modules) ?? {};
   }
 
   /** Readiness: every dependency the service listed (HealthModule.forRoot) answers; an unconfigured one is left out. */
@@ -88,7 +104,12 @@ export class HealthController extends ReadinessController {
   @Get(['health', 'api/v1/health'])
   @ApiOkResponse({ description: 'Liveness', type: HealthDto })
   health() {
-    return { status: 'ok', version: this.config.version, uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) };
+    return {
+      status: 'ok',
+      version: this.config.version,
+      uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
+      ...this.livenessExtras(),
+    };
   }
 
   @Head(['health', 'api/v1/health'])

@@ -1,6 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { HEALTH_CHECKS, HealthController, ReadinessController } from './health.controller.js';
+import {
+  HEALTH_CHECKS,
+  HealthController,
+  LIVENESS_DETAILS,
+  ReadinessController,
+  type LivenessDetails,
+} from './health.controller.js';
 import { BUILT_IN_CHECKS, type BuiltInCheckName, type ReadinessCheck } from './readiness-checks.js';
 
 export interface HealthOptions {
@@ -8,6 +14,8 @@ export interface HealthOptions {
   checks: Array<BuiltInCheckName | ReadinessCheck>;
   /** `false`: serve `/ready` only, the service answers `/health` itself (default true). */
   liveness?: boolean;
+  /** Fields the service adds to its `/health` answer (from memory: liveness never waits on a dependency). */
+  livenessDetails?: LivenessDetails;
 }
 
 /** `/health` (liveness) and `/ready` (the service's dependencies), plus their `/api/v1/…` aliases. */
@@ -19,7 +27,10 @@ export class HealthModule {
       module: HealthModule,
       imports: [TerminusModule],
       controllers: [options.liveness === false ? ReadinessController : HealthController],
-      providers: [{ provide: HEALTH_CHECKS, useValue: checks }],
+      providers: [
+        { provide: HEALTH_CHECKS, useValue: checks },
+        { provide: LIVENESS_DETAILS, useValue: options.livenessDetails ?? null },
+      ],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 
 /** Response bodies of the liveness and readiness probes. */
 
@@ -11,6 +11,16 @@ export class HealthDto {
 
   @ApiProperty({ type: Number, example: 12 })
   uptime_seconds: number;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', description: 'The model gateway: the time of the answer' })
+  timestamp?: string;
+
+  @ApiPropertyOptional({
+    type: Number,
+    example: 3,
+    description: 'The model gateway: the models the runtime has installed, as last seen (no runtime call)',
+  })
+  active_models?: number;
 }
 
 /** One dependency's answer (@nestjs/terminus). */

@@ -15,6 +15,7 @@ import { SearchRankKeys1763800001600 } from './1763800001600-search-rank-keys.js
 import { SearchWordCounts1763800001700 } from './1763800001700-search-word-counts.js';
 import { GatewaySettings1763800001860 } from './1763800001860-gateway-settings.js';
 import { DropApiKeys1763800001880 } from './1763800001880-drop-api-keys.js';
+import { GatewaySignupTier1763800001890 } from './1763800001890-gateway-signup-tier.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   SearchWordCounts1763800001700,
   GatewaySettings1763800001860,
   DropApiKeys1763800001880,
+  GatewaySignupTier1763800001890,
 ];

@@ -24,6 +24,8 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated } from '../../auth/access.decorators.js';
+import { BodyLimit } from '../../common/request-body.js';
+import { GATEWAY_BODY_LIMIT } from './gateway-body-limits.js';
 import { SignupsService } from './accounts/signups.service.js';
 import {
   AdminModelListDto,
@@ -130,6 +132,7 @@ export class AdminModelsController {
   }
 
   @Post('import-gguf')
+  @BodyLimit(GATEWAY_BODY_LIMIT.ggufUpload, { streamed: true })
   @ApiOperation({ summary: 'Upload a GGUF file (multipart: file, name) and create a model from it; NDJSON progress' })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: ImportGgufDto })

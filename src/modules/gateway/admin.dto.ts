@@ -14,7 +14,12 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { GATEWAY_TIERS, type GatewayTier } from './entities/gateway-user.entity.js';
-import { SIGNUP_STATUSES, type SignupStatus } from './entities/gateway-signup-request.entity.js';
+import {
+  SIGNUP_STATUSES,
+  SIGNUP_TIERS,
+  type SignupStatus,
+  type SignupTier,
+} from './entities/gateway-signup-request.entity.js';
 import { GatewayKeyDto, GatewayUserDto } from './accounts/accounts.dto.js';
 import { MODEL_TYPES } from './model-routing.js';
 
@@ -95,6 +100,24 @@ export class SignupRequestDto {
   @IsString()
   @MaxLength(500)
   note?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 500,
+    description: "The original gateway clients' name for `note` (used when `note` is absent)",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  message?: string;
+
+  @ApiPropertyOptional({
+    enum: SIGNUP_TIERS,
+    description: 'The tier asked for; the admin decides what the approval grants (payg by default)',
+  })
+  @IsOptional()
+  @IsIn(SIGNUP_TIERS)
+  tier?: SignupTier;
 }
 
 export class SignupListQueryDto {
@@ -129,6 +152,9 @@ export class SignupDto {
 
   @ApiProperty({ enum: SIGNUP_STATUSES })
   status: SignupStatus;
+
+  @ApiProperty({ enum: SIGNUP_TIERS, nullable: true, description: 'The tier the applicant asked for' })
+  requested_tier: SignupTier | null;
 
   @ApiProperty({ type: String, nullable: true })
   user_id: string | null;

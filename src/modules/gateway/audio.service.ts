@@ -195,7 +195,8 @@ export class AudioService {
       const detail = body.toString('utf8').slice(0, 500);
       if (response.status >= 400 && response.status < 500)
         throw new PlatformError('BAD_REQUEST', `The speech backend refused: ${detail}`);
-      throw new PlatformError('SERVICE_UNAVAILABLE', `The speech backend failed (${response.status}): ${detail}`);
+      // It answered, badly: a 502; 503 stays for a backend that cannot be reached.
+      throw new PlatformError('BAD_GATEWAY', `The speech backend failed (${response.status}): ${detail}`);
     }
     return { status: 200, contentType: response.headers.get('content-type') ?? '', body };
   }

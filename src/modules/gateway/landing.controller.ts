@@ -47,6 +47,9 @@ export class LandingController {
   @ApiOperation({ summary: 'Ask for an account (an admin approves it); 5 an hour per address' })
   @ApiCreatedResponse({ type: SignupDto })
   signup(@Body() body: SignupRequestDto, @Req() request: Request): Promise<SignupDto> {
-    return this.signups.request(body.email, body.note ?? null, request.ip ?? 'unknown');
+    return this.signups.request(
+      { email: body.email, note: body.note ?? body.message ?? null, requestedTier: body.tier ?? null },
+      request.ip ?? 'unknown',
+    );
   }
 }

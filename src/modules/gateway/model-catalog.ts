@@ -40,6 +40,15 @@ export class ModelCatalog {
     return [...(await this.installedModels()).values()];
   }
 
+  /**
+   * How many models the runtime had installed when last asked, without waiting for it (0 before the first
+   * answer); a stale count starts a refresh in the background for the next caller.
+   */
+  knownCount(): number {
+    if (!this.installed || this.installed.expiresAt <= Date.now()) void this.installedModels().catch(() => undefined);
+    return this.installed?.value.size ?? 0;
+  }
+
   /** The installed model by name (with or without its tag), or undefined. */
   async find(name: string): Promise<OllamaTagModel | undefined> {
     const key = canonicalModelName(name);

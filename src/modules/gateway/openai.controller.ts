@@ -18,6 +18,8 @@ import { ChatService } from './chat/chat.service.js';
 import type { GatewayCaller } from './gateway-caller.js';
 import type { ChatCompletionChunk } from './chat/chat-response.js';
 import { ApiFileResponse } from '../../common/openapi.js';
+import { BodyLimit } from '../../common/request-body.js';
+import { GATEWAY_BODY_LIMIT } from './gateway-body-limits.js';
 import { AudioService } from './audio.service.js';
 import { EmbeddingsService } from './embeddings.service.js';
 import {
@@ -45,6 +47,8 @@ const ERROR_CAUSES: Record<number, string> = {
   402: 'The PAYG balance is used up (insufficient_quota; SDKs do not retry it)',
   429: "Over the per-minute request limit of the caller's tier (retry-after says when)",
   404: 'The model is not installed',
+  413: 'The body is over the route\'s cap (docs/gateway.md, "Body limits"); decided before the body is read',
+  502: 'The model runtime (or speech backend) answered with an error (HTTP 5xx) or a body that is not its JSON',
   503: 'The model runtime cannot be reached',
 };
 
@@ -62,7 +66,7 @@ function markRouting(response: Response, routing: RoutingDecision): void {
 @ApiTags('openai')
 @ApiBearerAuth()
 @ApiExtraModels(ChatCompletionDto, TranscriptionDto)
-@OpenAiErrors(400, 401, 402, 404, 429, 503)
+@OpenAiErrors(400, 401, 402, 404, 413, 429, 502, 503)
 @Authenticated()
 @Controller('v1')
 export class OpenAiController {
@@ -76,6 +80,7 @@ export class OpenAiController {
   ) {}
 
   @Post('chat/completions')
+  @BodyLimit(GATEWAY_BODY_LIMIT.chat)
   @Billable()
   @HttpCode(200)
   @ApiOperation({ summary: 'Chat completion; `stream: true` answers with server-sent chat.completion.chunk events' })
@@ -114,6 +119,7 @@ export class OpenAiController {
   }
 
   @Post('embeddings')
+  @BodyLimit(GATEWAY_BODY_LIMIT.embeddings)
   @Billable()
   @HttpCode(200)
   @ApiOperation({ summary: 'Embeddings of a string or an array of strings' })
@@ -154,6 +160,7 @@ export class OpenAiController {
   }
 
   @Post('audio/transcriptions')
+  @BodyLimit(GATEWAY_BODY_LIMIT.transcription, { streamed: true })
   @Billable()
   @HttpCode(200)
   @ApiOperation({

@@ -285,7 +285,7 @@ const mysqlRedis = backends().find((backend) => backend.name === 'mysql+redis');
       expect(revoked.status).toBe(200);
       const onB = await gatewayCall(b(), 'GET', '/v1/models', issued.body.key);
       expect(onB.status).toBe(401);
-      expect(onB.body.error.type).toBe('authentication_error');
+      expect(onB.body.error.code).toBe('invalid_api_key');
     });
   });
 

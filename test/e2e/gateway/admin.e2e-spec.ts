@@ -258,12 +258,17 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
 
   describe('landing data and access', () => {
     it('serves /health, /api/models and /api/uptime without a key', async () => {
-      const health = await fetch(`${gateway.baseUrl}/health`);
-      expect(health.status).toBe(200);
       const models = (await (await fetch(`${gateway.baseUrl}/api/models`)).json()) as {
         models: Array<{ id: string; type: string }>;
       };
       expect(models.models).toContainEqual({ id: 'gemma3n:e4b', type: 'omni' });
+      const health = await fetch(`${gateway.baseUrl}/health`);
+      expect(health.status).toBe(200);
+      // The original gateway's clients read `timestamp` and `active_models` (the installed models) here.
+      const liveness = (await health.json()) as { status: string; timestamp: string; active_models: number };
+      expect(liveness.status).toBe('ok');
+      expect(Math.abs(Date.parse(liveness.timestamp) - Date.now())).toBeLessThan(60_000);
+      expect(liveness.active_models).toBe(models.models.length);
       const uptime = (await (await fetch(`${gateway.baseUrl}/api/uptime`)).json()) as Record<string, unknown>;
       expect(uptime).toMatchObject({ runtime_reachable: true, uptime_seconds: expect.any(Number) });
     });
@@ -345,9 +350,9 @@ describe.each(backends())('gateway admin API ($name)', (backend) => {
       );
       expect(withNew.status).toBe(200);
       expect(withNew.body.admin_key).toBe(`********${rotated.body.admin_key.slice(-4)}`);
-      const withOld = await gateway.call<{ error: { type: string } }>('GET', '/admin/api/config');
+      const withOld = await gateway.call<{ error: { code: string } }>('GET', '/admin/api/config');
       expect(withOld.status).toBe(401);
-      expect(withOld.body.error.type).toBe('authentication_error');
+      expect(withOld.body.error.code).toBe('invalid_api_key');
       // The file keeps the key itself (mode 0600); the shared database only its hash.
       const stored = JSON.stringify(await gateway.storedSettings());
       expect(stored.includes(rotated.body.admin_key)).toBe(gateway.config.gateway.settingsStore === 'file');

@@ -63,6 +63,16 @@ describe.each(backends())('gateway audio ($name)', (backend) => {
     expect((error as Error).message).toContain('Unknown voice nobody');
   });
 
+  it('passes a backend failure (HTTP 500) on as a 502, not the 503 of an unreachable backend', async () => {
+    const error = await gateway
+      .openai()
+      .audio.speech.create({ model: 'kokoro', input: 'hi', voice: 'crash' })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((error as Error).message).toContain('synthesis worker died');
+  });
+
   it('transcribes an uploaded file as json, verbose_json and text', async () => {
     const file = await toFile(Buffer.alloc(2048, 7), 'speech.wav', { type: 'audio/wav' });
     const json = await gateway.openai().audio.transcriptions.create({ model: 'whisper-1', file });

@@ -489,14 +489,15 @@ describe.each(backends())('gateway OpenAI API with the openai SDK ($name)', (bac
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
       expect((error as InstanceType<typeof OpenAI.AuthenticationError>).error).toMatchObject({
-        type: 'authentication_error',
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
       });
     });
 
     it('refuses a request without a key', async () => {
       const response = await fetch(`${gateway.baseUrl}/v1/models`);
       expect(response.status).toBe(401);
-      expect(((await response.json()) as { error: { type: string } }).error.type).toBe('authentication_error');
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
     });
   });
 });

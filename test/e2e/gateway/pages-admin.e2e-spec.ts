@@ -355,11 +355,12 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       expect(tracked.errors).toEqual([]);
     });
 
-    it('approves a signup and shows the new user’s key once', async () => {
-      await gateway.call('POST', '/api/signup', { email: 'hedy@example.com' }, '');
+    it('approves a signup, showing the tier it asks for, and shows the new user’s key once', async () => {
+      await gateway.call('POST', '/api/signup', { email: 'hedy@example.com', tier: 'sub' }, '');
       const tracked = await signedIn('#signups');
       const { page } = tracked;
       const row = page.locator('#signups-table tr', { hasText: 'hedy@example.com' });
+      expect(await row.textContent()).toContain('asks for sub');
       await row.getByRole('combobox').selectOption('sub');
       await row.getByRole('button', { name: 'Approve' }).click();
       const key = (await page.locator('#approved .new-key').textContent())!;

@@ -746,7 +746,8 @@ function signupsPanel(panel) {
         'tr',
         { 'data-signup': signup.email },
         h('td', {}, signup.email),
-        h('td', {}, signup.note ?? ''),
+        // The tier the applicant asked for is shown, not preselected: what an approval grants is the admin's choice.
+        h('td', {}, [signup.note ?? '', signup.requested_tier ? ` (asks for ${signup.requested_tier})` : '']),
         h('td', {}, signup.status),
         h('td', { class: 'hide-narrow' }, formatDate(signup.created_at)),
         h(

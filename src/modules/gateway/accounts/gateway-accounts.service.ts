@@ -102,6 +102,11 @@ export class GatewayAccountsService implements OnModuleInit, OnModuleDestroy {
     await this.unsubscribe?.();
   }
 
+  /** Whether a user has this address (already normalized: trimmed, lower case). */
+  emailRegistered(email: string): Promise<boolean> {
+    return this.users.exists({ where: { email } });
+  }
+
   async createUser(input: {
     email?: unknown;
     tier?: unknown;

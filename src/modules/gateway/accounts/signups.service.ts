@@ -8,6 +8,7 @@ import {
   GatewaySignupRequestEntity,
   SIGNUP_STATUSES,
   type SignupStatus,
+  type SignupTier,
 } from '../entities/gateway-signup-request.entity.js';
 import type { GatewayTier } from '../entities/gateway-user.entity.js';
 import { GatewayAccountsService, type GatewayKeyView, type GatewayUserView } from './gateway-accounts.service.js';
@@ -17,6 +18,7 @@ export interface SignupView {
   email: string;
   note: string | null;
   status: SignupStatus;
+  requested_tier: SignupTier | null;
   user_id: string | null;
   created_at: string;
   decided_at: string | null;
@@ -30,6 +32,7 @@ function view(row: GatewaySignupRequestEntity): SignupView {
     email: row.email,
     note: row.note,
     status: row.status,
+    requested_tier: row.requestedTier,
     user_id: row.userId,
     created_at: row.createdAt.toISOString(),
     decided_at: row.decidedAt?.toISOString() ?? null,
@@ -45,25 +48,34 @@ export class SignupsService {
     @Inject(COUNTER_STORE) private readonly counters: CounterStore,
   ) {}
 
-  /** A public route: at most SIGNUPS_PER_HOUR requests per client address, counted across processes. */
-  async request(email: string, note: string | null, clientIp: string): Promise<SignupView> {
+  /**
+   * A public route: at most SIGNUPS_PER_HOUR requests per client address, counted across processes. An address
+   * that already has an account gets the same answer as a new one (the form must not tell who is registered),
+   * but nothing is stored: there is nothing for an admin to approve.
+   */
+  async request(
+    input: { email: string; note: string | null; requestedTier: SignupTier | null },
+    clientIp: string,
+  ): Promise<SignupView> {
     const hit = await this.counters.increment(`gateway:signup:${clientIp}`, 3_600_000);
     if (hit.count > SIGNUPS_PER_HOUR) {
       throw new PlatformError('RATE_LIMITED', `At most ${SIGNUPS_PER_HOUR} signup requests an hour from one address`);
     }
-    const normalized = email.trim().toLowerCase();
+    const normalized = input.email.trim().toLowerCase();
     if (await this.requests.exists({ where: { email: normalized, status: 'pending' } })) {
       throw new PlatformError('CONFLICT', `A signup request for ${normalized} is already pending`);
     }
     const row = this.requests.create({
       id: randomUUID(),
       email: normalized,
-      note,
+      note: input.note,
       status: 'pending',
+      requestedTier: input.requestedTier,
       userId: null,
       createdAt: new Date(),
       decidedAt: null,
     });
+    if (await this.accounts.emailRegistered(normalized)) return view(row);
     await this.requests.insert(row);
     return view(row);
   }
@@ -84,6 +96,15 @@ export class SignupsService {
     grant: { tier?: GatewayTier; balance?: number },
   ): Promise<{ signup: SignupView; user: GatewayUserView; key: string; key_info: GatewayKeyView }> {
     const row = await this.pending(id);
+    // Registered since the request was made (an admin created the account directly): close the request
+    // rather than leave it pending with an approval that can never succeed.
+    if (await this.accounts.emailRegistered(row.email)) {
+      await this.requests.update({ id, status: 'pending' }, { status: 'rejected', decidedAt: new Date() });
+      throw new PlatformError(
+        'CONFLICT',
+        `${row.email} is already registered; signup request ${id} is closed as rejected (issue a key to the existing user instead)`,
+      );
+    }
     const user = await this.accounts.createUser({
       email: row.email,
       tier: grant.tier ?? 'payg',

@@ -16,6 +16,15 @@ function paramOf(call: () => unknown): string | undefined {
 }
 
 describe('parseChatRequest', () => {
+  it('refuses a data URL whose media type does not fit its part, naming the part', () => {
+    const part = (url: string) => ({ model: 'm', messages: [user([{ type: 'image_url', image_url: { url } }])] });
+    for (const url of ['data:audio/wav;base64,UklGRg==', 'data:text/plain,hello', 'data:;base64,AAAA', 'data:,x']) {
+      expect(paramOf(() => parseChatRequest(part(url)))).toBe('messages[0].content[0].image_url.url');
+    }
+    expect(() => parseChatRequest(part('data:audio/wav;base64,UklGRg=='))).toThrow(/audio\/wav.*image/);
+    expect(parseChatRequest(part('data:IMAGE/PNG;base64,iVBORw==')).messages[0].content).toHaveLength(1);
+  });
+
   it('maps the sampling parameters to native options, max_completion_tokens over max_tokens', () => {
     const request = parseChatRequest({
       model: ' llama3.2 ',

@@ -80,6 +80,7 @@ function parseContent(content: unknown, path: string): string | ContentPart[] | 
         if (!isObject(image) || typeof image.url !== 'string' || !image.url) {
           fail(`${at}.image_url.url`, `'${at}.image_url.url' must be a data: or http(s) URL`);
         }
+        assertImageDataUrl(image.url, `${at}.image_url.url`);
         return { type: 'image_url', image_url: { url: image.url, detail: image.detail as string | undefined } };
       }
       case 'input_audio': {
@@ -244,6 +245,21 @@ export function chatNeed(request: ChatRequest): ModelNeed {
 export type ImageResolver = (url: string) => Promise<string>;
 
 const DATA_URL = /^data:([^;,]*)(;[^,]*)?,(.*)$/s;
+
+/**
+ * A data URL in an `image_url` part must carry an image: the runtime takes every entry of `images` as
+ * bytes to look at (an omni model would even hear a WAV there), so audio or text sent as an image would
+ * be read as something it is not. Audio goes in an `input_audio` part. A data URL without a media type
+ * is text/plain (RFC 2397).
+ */
+function assertImageDataUrl(url: string, param: string): void {
+  if (!/^data:/i.test(url)) return;
+  const mediaType = (DATA_URL.exec(url)?.[1] ?? '').trim().toLowerCase() || 'text/plain';
+  if (!mediaType.startsWith('image/')) {
+    const hint = mediaType.startsWith('audio/') ? ' (send audio as an input_audio part)' : '';
+    fail(param, `'${param}' is a data URL of ${mediaType}; an image_url part takes image/* data${hint}`);
+  }
+}
 
 export function decodeDataUrl(url: string, param = 'image_url.url'): string {
   const match = DATA_URL.exec(url);

@@ -32,7 +32,25 @@ function wrap(message: IncomingMessage): RuntimeResponse {
     for await (const chunk of message) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   };
-  return { status, ok: status >= 200 && status < 300, body: message, text, json: async () => JSON.parse(await text()) };
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    body: message,
+    text,
+    json: async () => parseRecord(await text()),
+  };
+}
+
+/** The runtime answered, but not with JSON: a bad upstream answer (502), not a crash of ours. */
+function parseRecord(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new PlatformError(
+      'BAD_GATEWAY',
+      `The model runtime answered with something that is not JSON: ${text.trim().slice(0, 200) || '(empty)'}`,
+    );
+  }
 }
 
 function send(url: string, method: string, body: string | undefined, signal?: AbortSignal): Promise<RuntimeResponse> {
@@ -58,7 +76,8 @@ function send(url: string, method: string, body: string | undefined, signal?: Ab
 /**
  * A thin client of Ollama's native API over node:http with keep-alive connections. Its
  * errors are PlatformErrors the gateway can answer with: the runtime's 4xx keep their status and message,
- * an unreachable runtime or its 5xx is a 503 naming the runtime, never a stack.
+ * its 5xx or an answer that is not the JSON it should be is a 502 (it answered, badly), and only a runtime
+ * that cannot be reached is a 503 naming it; never a stack.
  */
 export class OllamaClient {
   constructor(readonly baseUrl: string) {}
@@ -71,7 +90,7 @@ export class OllamaClient {
   /** The NDJSON records of a streamed chat; aborting `signal` stops the generation upstream (Ollama drops it). */
   async *chatStream(request: OllamaChatRequest, signal?: AbortSignal): AsyncGenerator<OllamaChatRecord> {
     const response = await this.post('/api/chat', { ...request, stream: true }, signal);
-    for await (const line of ndjsonLines(response)) yield JSON.parse(line) as OllamaChatRecord;
+    for await (const line of ndjsonLines(response)) yield parseRecord(line) as OllamaChatRecord;
   }
 
   async embed(model: string, input: string | string[], signal?: AbortSignal): Promise<OllamaEmbedResponse> {
@@ -97,7 +116,7 @@ export class OllamaClient {
   /** Pull progress records (`pulling manifest`, `downloading <digest>` with total/completed, …, `success`). */
   async *pull(model: string, signal?: AbortSignal): AsyncGenerator<OllamaPullProgress> {
     const response = await this.post('/api/pull', { model, stream: true }, signal);
-    for await (const line of ndjsonLines(response)) yield JSON.parse(line) as OllamaPullProgress;
+    for await (const line of ndjsonLines(response)) yield parseRecord(line) as OllamaPullProgress;
   }
 
   /** Uploads a file as a blob named by its SHA-256 (`sha256:<hex>`); Ollama checks the digest. */
@@ -124,7 +143,7 @@ export class OllamaClient {
   /** Creates a model from uploaded files (`{"model.gguf": "sha256:…"}`), yielding the runtime's status lines. */
   async *create(model: string, files: Record<string, string>): AsyncGenerator<OllamaPullProgress> {
     const response = await this.post('/api/create', { model, files, stream: true });
-    for await (const line of ndjsonLines(response)) yield JSON.parse(line) as OllamaPullProgress;
+    for await (const line of ndjsonLines(response)) yield parseRecord(line) as OllamaPullProgress;
   }
 
   async delete(model: string): Promise<void> {
@@ -174,7 +193,7 @@ export class OllamaClient {
     const message = await errorMessageOf(response);
     if (response.status === 404) throw new PlatformError('NOT_FOUND', message);
     if (response.status >= 400 && response.status < 500) throw new PlatformError('BAD_REQUEST', message);
-    throw new PlatformError('SERVICE_UNAVAILABLE', `The model runtime failed (${response.status}): ${message}`);
+    throw new PlatformError('BAD_GATEWAY', `The model runtime failed (${response.status}): ${message}`);
   }
 }
 
