@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { LOG_LEVELS } from '../logging/platform-logger.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogConfig } from '../logging/log-config.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../packaging/zip-inspector.js';
 
@@ -235,14 +235,7 @@ export interface GatewayConfig extends ListenConfig {
 
 export const GATEWAY_SETTINGS_STORES = ['auto', 'file', 'database'] as const;
 
-export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
-
-export interface LogConfig {
-  /** LOG_FORMAT: `pretty` for a person, `json` for a collector; `auto` = pretty when stdout is a terminal. */
-  format: (typeof LOG_FORMATS)[number];
-  /** LOG_LEVEL: `info` by default, `debug` when DEBUG is on. */
-  level: (typeof LOG_LEVELS)[number];
-}
+export { LOG_FORMATS, type LogConfig };
 
 /**
  * The platform's configuration: the infrastructure every service shares (data directory, database, Redis,

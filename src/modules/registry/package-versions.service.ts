@@ -22,7 +22,7 @@ import { pickLatestVersion } from './latest-version.js';
 import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
 import { RegistryEvents } from './registry-events.js';
-import { packageFileName } from './registry.views.js';
+import { packageFileName } from './package-file-name.js';
 
 /** An upload that passed every check and is ready to be committed. */
 export interface PreparedVersion {

@@ -158,10 +158,3 @@ export function downloadTicketView(ticket: DownloadTicket): DownloadTicketDto {
     yanked: ticket.yanked,
   };
 }
-
-export function packageFileName(
-  pkg: Pick<PackageEntity, 'name'>,
-  version: Pick<PackageVersionEntity, 'version'>,
-): string {
-  return `${pkg.name}-${version.version}.zip`;
-}

@@ -22,7 +22,7 @@ import {
   type ProxyStatus,
   type ServiceAddresses,
 } from './manager-hooks.js';
-import type { ClusterSummary } from './cluster/cluster-registry.js';
+import type { ClusterView, WorkerInfo } from './cluster-view.js';
 import { loadManagerSecret } from './manager-secret.js';
 import { lowestFreePort, portRange } from './ports.js';
 import { collectWorkerMetrics, type WorkerMetricsView } from './metrics-collector.js';
@@ -95,20 +95,6 @@ export interface ManagerProcessOptions {
   /** The environment each worker inherits (the manager's). */
   env: NodeJS.ProcessEnv;
   log(line: string): void;
-}
-
-/** A worker as the admin API shows it (seed WorkerInfo): the record plus type, node, uptime and metrics. */
-export interface WorkerInfo extends WorkerRecord {
-  worker_type: WorkerType;
-  node: string;
-  uptime: number | null;
-  metrics: WorkerMetricsView;
-}
-
-/** A remote node's workers and health, as the cluster poller last saw them (cluster/cluster-registry.ts). */
-export interface ClusterView {
-  summary(): ClusterSummary;
-  remoteWorkers(): WorkerInfo[];
 }
 
 const EMPTY_CLUSTER: ClusterView = {
