@@ -17,6 +17,12 @@ export interface DatabaseConfig {
    * 0 = none): pages are then used where the OS cache holds them instead of copied in per read.
    */
   sqliteMmapMiB?: number;
+  /**
+   * MySQL/MariaDB: the engine of the search documents table its migration creates (SEARCH_MYSQL_ENGINE, default
+   * `auto`: Mroonga when the server offers it, else InnoDB FULLTEXT). It belongs to the schema, so the database
+   * section carries it to the migrations.
+   */
+  searchMysqlEngine?: (typeof SEARCH_MYSQL_ENGINES)[number];
 }
 
 /** Where a service listens. */
@@ -278,13 +284,13 @@ export interface PlatformConfig {
    */
   messageBroker: (typeof MESSAGE_BROKERS)[number];
   /**
-   * Registry search (docs/search.md): on the database's full-text engine (`database`; mysqlEngine and
-   * mroongaRanking apply to MySQL/MariaDB only), or on a dedicated Groonga server at groongaUrl (`groonga`).
+   * Registry search (docs/search.md): on the database's full-text engine (`database`; mroongaRanking applies to
+   * MySQL/MariaDB only, and the table's engine is database.searchMysqlEngine), or on a dedicated Groonga server at
+   * groongaUrl (`groonga`).
    */
   search: {
     engine: (typeof SEARCH_ENGINES)[number];
     groongaUrl: string;
-    mysqlEngine: (typeof SEARCH_MYSQL_ENGINES)[number];
     mroongaRanking: (typeof SEARCH_MROONGA_RANKINGS)[number];
   };
   /** The worker manager and its admin UI (seed 02 C: 127.0.0.1:9005). */
@@ -554,6 +560,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
   const database = {
     ...parseDatabaseUrl(read.string('DATABASE_URL'), dataDir, read.problems),
     sqliteMmapMiB: read.integer('SQLITE_MMAP_MB', DEFAULT_SQLITE_MMAP_MIB, { max: 1024 * 1024 }),
+    searchMysqlEngine: read.oneOf('SEARCH_MYSQL_ENGINE', SEARCH_MYSQL_ENGINES, 'auto'),
   };
   const redisUrl = read.string('REDIS_URL');
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
@@ -643,7 +650,6 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     search: {
       engine: read.oneOf('SEARCH_ENGINE', SEARCH_ENGINES, 'database'),
       groongaUrl: httpUrl(read, 'SEARCH_GROONGA_URL', DEFAULT_GROONGA_URL),
-      mysqlEngine: read.oneOf('SEARCH_MYSQL_ENGINE', SEARCH_MYSQL_ENGINES, 'auto'),
       mroongaRanking: read.oneOf('SEARCH_MROONGA_RANKING', SEARCH_MROONGA_RANKINGS, 'groonga'),
     },
     manager: {
