@@ -22,7 +22,7 @@ import { StorageModule } from '../storage/storage.module.js';
 /** The registry's callers bring the platform's JWTs (WorkerAuth issues them). */
 const REGISTRY_AUTH: AuthModuleOptions = { strategies: ['jwt'] };
 
-/** The package and artifact registry (seed 01): `tb registry`, port 4025, API under /api/v1. */
+/** The package and artifact registry: `tb registry`, port 4025, API under /api/v1. */
 @Module({})
 export class RegistryAppModule {
   static forRoot(config: PlatformConfig): DynamicModule {

@@ -64,7 +64,7 @@ export const Authenticated = (options: { admin?: boolean } = {}) =>
     ...(options.admin ? [ApiForbiddenResponse({ description: 'Admin required', type: ErrorResponseDto })] : []),
   );
 
-/** An API key with this permission (seed 02 A: read, write, execute, admin; admin implies the rest). */
+/** An API key with this permission (read, write, execute, admin; admin implies the rest). */
 export const RequirePermission = (permission: Permission) =>
   applyDecorators(
     mergeAccess({ permission }),

@@ -31,7 +31,7 @@ export interface ListenConfig {
   port: number;
 }
 
-/** The MCP transport (issue 14, seed 02 A): where it listens and the limits of its tools and sessions. */
+/** The MCP transport: where it listens and the limits of its tools and sessions. */
 export interface McpConfig extends ListenConfig {
   /** MCP_TOOL_TIMEOUT_SECONDS: a tool call's budget (30). */
   toolTimeoutSeconds: number;
@@ -65,9 +65,9 @@ export interface WorkerPoolConfig {
   count: number;
 }
 
-/** The HTTP workers (seed 02 B/C): `tb worker http`, serving the application core at `/api/{module}/{function}`. */
+/** The HTTP workers: `tb worker http`, serving the application core at `/api/{module}/{function}`. */
 export interface HttpWorkerConfig extends WorkerPoolConfig {
-  /** WORKER_ID (or `--worker-id`): this process's name in /health and logs; `http_<8 hex>` (seed 02 C shape) when unset. */
+  /** WORKER_ID (or `--worker-id`): this process's name in /health and logs; `http_<8 hex>` when unset. */
   workerId: string | null;
   /** CORS_ORIGINS: origins answered with credentials besides Tauri and any-port localhost / 127.0.0.1. */
   corsOrigins: string[];
@@ -96,7 +96,7 @@ export interface OAuthProviderConfig {
   userinfoUrl: string;
 }
 
-/** WorkerAuth, the platform's identity provider inside the HTTP workers (seed 02 B, docs/auth.md). */
+/** WorkerAuth, the platform's identity provider inside the HTTP workers (docs/auth.md). */
 export interface WorkerAuthConfig {
   /** ACCESS_TOKEN_TTL_SECONDS (15 min) and REFRESH_TOKEN_TTL_SECONDS (7 days). */
   accessTokenTtlSeconds: number;
@@ -119,7 +119,7 @@ export interface WorkerAuthConfig {
   google: OAuthProviderConfig;
 }
 
-/** The worker manager (`tb workers start`, seed 02 C): admin API address, health checks, restart policy. */
+/** The worker manager (`tb workers start`): admin API address, health checks, restart policy. */
 export interface ManagerConfig extends ListenConfig {
   /** MANAGER_HEALTH_INTERVAL_SECONDS: how often every worker's `/health` is probed (default 5). */
   healthIntervalSeconds: number;
@@ -145,7 +145,7 @@ export interface ManagerConfig extends ListenConfig {
   nginx: NginxConfig;
 }
 
-/** Where the reverse proxy lives and how the generated site is named (seed 02 C, docs/workers.md § nginx). */
+/** Where the reverse proxy lives and how the generated site is named (docs/workers.md § nginx). */
 export interface NginxConfig {
   /** NGINX_CONF_DIR: the main configuration's folder (default /etc/nginx). */
   confDir: string;
@@ -162,7 +162,7 @@ export interface NginxConfig {
   apiRatePerSecond: number;
 }
 
-/** The package and artifact registry (seed 01): `tb registry`, `tb up`. */
+/** The package and artifact registry: `tb registry`, `tb up`. */
 export interface RegistryConfig extends ListenConfig {
   /** Processes sharing the port (REGISTRY_WORKERS or WORKERS, `--workers`; `auto` = one per core). */
   workers: number;
@@ -179,7 +179,7 @@ export interface RegistryConfig extends ListenConfig {
   deltaInlineMaxBytes: number;
 }
 
-/** The WebSocket worker (`tb worker ws`): limits of seed 02 C, ping interval configurable for tests. */
+/** The WebSocket worker (`tb worker ws`): connection and message limits, ping interval configurable for tests. */
 export interface WsWorkerConfig extends WorkerPoolConfig {
   /** WS_MAX_CONNECTIONS: connections beyond it are closed with 1013 (default 10,000). */
   maxConnections: number;
@@ -273,10 +273,10 @@ export interface PlatformConfig {
   /** The services this configuration was validated for (what `services` asked loadConfig to check). */
   services: ServiceName[];
   registry: RegistryConfig;
-  /** HTTP workers serving `/api/{module}/{function}` (seed 02 B). */
+  /** HTTP workers serving `/api/{module}/{function}`. */
   httpWorker: HttpWorkerConfig;
   workerAuth: WorkerAuthConfig;
-  /** WebSocket workers (seed 02 C). */
+  /** WebSocket workers. */
   wsWorker: WsWorkerConfig;
   /**
    * MESSAGE_BROKER: how workers reach each other's WebSocket connections. `auto` = Redis pub/sub when
@@ -293,13 +293,13 @@ export interface PlatformConfig {
     groongaUrl: string;
     mroongaRanking: (typeof SEARCH_MROONGA_RANKINGS)[number];
   };
-  /** The worker manager and its admin UI (seed 02 C: 127.0.0.1:9005). */
+  /** The worker manager and its admin UI (127.0.0.1:9005 by default). */
   manager: ManagerConfig;
-  /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
+  /** The tool-protocol (MCP) HTTP transport. */
   mcp: McpConfig;
-  /** The model gateway (seed 03 A): docs/gateway.md. */
+  /** The model gateway: docs/gateway.md. */
   gateway: GatewayConfig;
-  /** The application core (seed 03 C): app id, installed mods, network probe and `runHttp`. */
+  /** The application core: app id, installed mods, network probe and `runHttp`. */
   appCore: {
     /** APP_ID; `testOnly` functions register only when it contains `test`. */
     appId: string;
@@ -319,7 +319,7 @@ export interface PlatformConfig {
   };
   /** The registry `tb mods` installs from and publishes to (TB_REGISTRY_URL, TB_TOKEN). */
   modsRegistry: { url: string; token: string | null };
-  /** Peer-to-peer RPC (seed 03 B, `tb rpc`, docs/rpc.md). */
+  /** Peer-to-peer RPC (`tb rpc`, docs/rpc.md). */
   rpc: RpcConfig;
 }
 

@@ -95,7 +95,7 @@ async function createMysqlSearchTables(
 }
 
 /**
- * Search moves onto the databases' own full-text engines (issue 18, docs/search.md): SQLite FTS5, or
+ * Search moves onto the databases' own full-text engines (docs/search.md): SQLite FTS5, or
  * on MySQL/MariaDB a FULLTEXT table — Mroonga when the server offers it (SEARCH_MYSQL_ENGINE=auto),
  * otherwise InnoDB. The home-made term index (`package_search_terms`, `package_search_vocabulary`)
  * is dropped; the Search module fills the new table from `packages` at start-up (it starts empty).

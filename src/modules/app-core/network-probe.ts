@@ -29,7 +29,7 @@ export interface PingMeasurement {
 }
 
 /**
- * Finds a platform server to talk to and measures it. Base selection (seed 03 C): try
+ * Finds a platform server to talk to and measures it. Base selection: try
  * `http://<PLATFORM_BASE>:5000`, then `:8001`, then `PLATFORM_BASE:PLATFORM_BASE_PORT`, each with a
  * 0.5 s budget for `GET /api/ping`; else use `PLATFORM_REMOTE_BASE`.
  */

@@ -10,7 +10,7 @@ import {
   type Platform,
 } from './artifact-vocabulary.js';
 
-/** Response bodies of artifacts (seed 01 "Artifacts"); mapped in artifacts.views.ts. */
+/** Response bodies of artifacts; mapped in artifacts.views.ts. */
 
 export class ArtifactListItemDto {
   @ApiProperty({ type: String, format: 'uuid' })

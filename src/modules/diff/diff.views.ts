@@ -2,7 +2,7 @@ import type { PackageEntity } from '../registry/entities/package.entity.js';
 import type { PackageDeltaEntity } from './entities/package-delta.entity.js';
 import type { DiffInfoDto, DiffPendingDto } from './diff.responses.js';
 
-/** Above this share of the full file, a delta saves too little to be worth applying (issue 5). */
+/** Above this share of the full file, a delta saves too little to be worth applying. */
 export const RECOMMENDED_MAX_RATIO = 0.8;
 
 export function compressionRatio(patchSize: number, fullSize: number): number {

@@ -4,7 +4,7 @@ import { Supervisor, type ChildHandle, type SupervisorEvent } from '../../superv
 
 export type WorkerType = 'http' | 'ws';
 
-/** Seed 02 C worker states. */
+/** A worker's states, as the admin API and `tb workers status` show them. */
 export type WorkerState = 'starting' | 'running' | 'draining' | 'stopping' | 'stopped' | 'failed';
 
 /** What the manager knows of one worker (the seed's per-worker record, snake_case as the admin API shows it). */
@@ -78,7 +78,7 @@ export function newWorkerId(type: WorkerType): string {
 }
 
 /**
- * The worker manager's core (seed 02 C): one supervised child process per worker, each on its own port
+ * The worker manager's core: one supervised child process per worker, each on its own port
  * with its own id. A worker that dies, or fails `unhealthyAfter` health probes in a row, is restarted with
  * the same id and port after `restartDelayMs`, at most `maxRestarts` times; then it is `failed` until
  * stopped and started again. Broker messages (`{tb: 'bus'}`) a worker sends are relayed to every other one.

@@ -112,7 +112,7 @@ export interface WsWorkerStats {
 }
 
 /**
- * The WebSocket worker (seed 02 C) on the Nest application's HTTP server: `/ws/{Module}/{handler}` and
+ * The WebSocket worker on the Nest application's HTTP server: `/ws/{Module}/{handler}` and
  * `/ws/{handler}` upgrade to a connection routed to the app core's `websocketHandler` of that name; every
  * other request (`GET /health`) stays plain HTTP. Nest's gateway layer (@nestjs/platform-ws) matches one
  * static path per gateway (`pathname === path`) and speaks `{event, data}` frames, so it cannot serve

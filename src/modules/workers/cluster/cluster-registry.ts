@@ -53,7 +53,7 @@ export interface VerifyAnswer {
 }
 
 /**
- * The nodes this manager joined (seed 02 C cluster rules): a join verifies the node with its secret
+ * The nodes this manager joined: a join verifies the node with its secret
  * (`GET cluster/verify`), every node is polled for its workers (`GET workers`), the healthy HTTP workers of
  * healthy nodes become nginx `backup` servers, a node that fails a poll is unhealthy and its workers drop out.
  * Nodes persist in a file, so a restarted manager keeps its cluster. HTTP and time are injectable.
