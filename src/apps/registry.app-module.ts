@@ -57,7 +57,7 @@ export class RegistryAppModule {
 /** The browser's client-side routes: deep links to these answer with its index.html. */
 export const REGISTRY_BROWSER_ROUTES = ['/packages', '/publishers', '/artifacts'];
 
-/** The registry's HTTP choices: the seed's error body, Swagger at /api/docs, API 1.1, no CORS. */
+/** The registry's HTTP choices: the registry's error body, Swagger at /api/docs, API 1.1, no CORS. */
 export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   return {
     title: 'Toolbox Platform — package and artifact registry',

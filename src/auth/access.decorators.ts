@@ -79,7 +79,7 @@ export const RequirePermission = (permission: Permission) =>
   );
 
 /**
- * A caller at this access level or above, by the seed's rule: ADMIN (-1) passes every level, the rest
+ * A caller at this access level or above, by the platform's rule: ADMIN (-1) passes every level, the rest
  * compare by number. NOT_LOGGED_IN (0) admits anonymous callers.
  */
 export const RequireLevel = (level: number) =>

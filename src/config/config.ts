@@ -130,7 +130,7 @@ export interface ManagerConfig extends ListenConfig {
   /**
    * MANAGER_HTTP_PORT_SLOTS / MANAGER_WS_PORT_SLOTS: the pre-allocated ports (HTTP_WORKER_PORT…, WS_WORKER_PORT…)
    * the generated nginx upstreams list, so scaling and rolling updates need no config rewrite (defaults 8 and 4:
-   * twice the seed's 4 HTTP workers, so a rolling update always finds a free port).
+   * twice the default 4 HTTP workers, so a rolling update always finds a free port).
    */
   httpPortSlots: number;
   wsPortSlots: number;
@@ -310,7 +310,7 @@ export interface PlatformConfig {
     platformRemoteBase: string | null;
     /** PLATFORM_HTTP_URL: the platform HTTP worker `runHttp` calls. */
     httpUrl: string | null;
-    /** FUNCTION_TEST_TIMEOUT_SECONDS: budget of one call in `tb functions test` (seed: 15). */
+    /** FUNCTION_TEST_TIMEOUT_SECONDS: budget of one call in `tb functions test` (default 15). */
     testTimeoutSeconds: number;
     /** DOCS_ROOT: Markdown root of the docs system (default `<cwd>/docs`). */
     docsRoot: string | null;

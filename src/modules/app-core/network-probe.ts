@@ -10,9 +10,9 @@ export interface NetworkProbeOptions {
   fetch?: typeof fetch;
 }
 
-/** Budget of one candidate during base selection (seed: 0.5 s). */
+/** Budget of one candidate during base selection: 0.5 s, so that trying three candidates stays quick. */
 export const CANDIDATE_TIMEOUT_MS = 500;
-/** Budget of the geolocation request (seed: 3 s). */
+/** Budget of the geolocation request: 3 s. */
 export const GEO_TIMEOUT_MS = 3000;
 /** Round trips averaged by one `ping()`. */
 export const PING_ROUND_TRIPS = 5;

@@ -75,7 +75,7 @@ export class BuildDto {
   downloads: number;
 }
 
-/** The build of the seed's latest-build view carries no download count. */
+/** The build of the latest-build view carries no download count. */
 export class LatestBuildFileDto extends OmitType(BuildDto, ['downloads'] as const) {}
 
 export class ArtifactVersionDto {

@@ -13,7 +13,7 @@ export function diffPath(packageName: string, fromVersion: string, toVersion: st
   return `/api/v1/packages/${encodeURIComponent(packageName)}/diff/${encodeURIComponent(fromVersion)}/${encodeURIComponent(toVersion)}`;
 }
 
-/** Diff info: the seed's fields plus what a client needs to decide and to verify. */
+/** Diff info: the documented fields plus what a client needs to decide and to verify. */
 export function diffInfoView(
   pkg: Pick<PackageEntity, 'name'>,
   delta: PackageDeltaEntity,

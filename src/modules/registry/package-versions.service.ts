@@ -109,7 +109,7 @@ export class PackageVersionsService {
     return { version, changelog, toolboxVersion, dependencies, file: body.file };
   }
 
-  /** Upload a version to an existing package (both seed forms land here). */
+  /** Upload a version to an existing package (both upload routes land here). */
   async upload(
     caller: Caller,
     name: string,

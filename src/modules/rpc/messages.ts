@@ -19,7 +19,7 @@ export const RPC_ERROR = {
   INTERNAL: 500,
 } as const;
 
-/** exec_codes of consumer-side outcomes that never reached an answer (no seed code exists for them). */
+/** exec_codes of consumer-side outcomes that never reached an answer (the protocol defines no code for them). */
 export const RPC_LOCAL_CODE = {
   /** The consumer's own per-call timeout passed. */
   TIMEOUT: 408,

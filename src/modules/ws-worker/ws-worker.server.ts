@@ -121,7 +121,7 @@ export interface WsWorkerStats {
 @Injectable()
 export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WsWorker');
-  /** This process's name in /metrics: `ws_<8 hex>`, the seed's `<type>_<hex>` shape. */
+  /** This process's name in /metrics: `ws_<8 hex>`, the `<type>_<hex>` shape of every worker id. */
   readonly workerId = `ws_${randomBytes(4).toString('hex')}`;
   private readonly hub = new ConnectionHub();
   private readonly live = new Map<string, LiveConnection>();
