@@ -100,6 +100,23 @@ export default tseslint.config(
     },
   },
   {
+    // The configuration (src/config) is the one reader of the environment: it validates every variable at start-up
+    // and lists each problem, and the README documents each. Elsewhere a setting arrives through PlatformConfig.
+    // The CLI reads it through its CommandIo (the block below restates this rule for src/cli with its own message).
+    files: ['src/**/*.ts'],
+    ignores: ['src/config/**', 'src/**/*.spec.ts', 'src/cli/command-io.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read settings from the configuration (src/config/config.ts), not from process.env.',
+        },
+      ],
+    },
+  },
+  {
     // One CLI style: commands print and read the environment through their CommandIo (src/cli/command-io.ts).
     files: ['src/cli/**/*.ts', 'src/main.ts'],
     ignores: ['src/cli/command-io.ts', 'src/cli/**/*.spec.ts'],

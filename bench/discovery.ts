@@ -1,5 +1,5 @@
 /**
- * Discovery benchmark (issues 4 and 18): generates 100,000 packages (bench/support/discovery-data.ts),
+ * Discovery benchmark: generates 100,000 packages (bench/support/discovery-data.ts),
  * bulk-inserts them through TypeORM repositories into a registry started in-process, builds the
  * search index through the Search module's own code path (timed), then measures over HTTP: search
  * latency (p50/p95 over a realistic query mix), a 1,000-name batch latest-versions check, and

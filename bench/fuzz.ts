@@ -1,5 +1,5 @@
 /**
- * Route fuzz (issue 18): starts the registry in-process on a fresh data directory, reads every route from
+ * Route fuzz: starts the registry in-process on a fresh data directory, reads every route from
  * its own OpenAPI document, and sends BENCH_FUZZ_REQUESTS (default 10,000) hostile requests spread over all
  * of them — overflowing and malformed paging, hostile path segments, deep/invalid/null-laden JSON, wrong and
  * unknown content types and charsets, garbage multipart, forged tokens, over-long URLs and headers, aborted

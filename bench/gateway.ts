@@ -2,7 +2,7 @@
  * Model gateway overhead: the latency the gateway adds (p50/p99) over calling the (fake) Ollama runtime
  * directly, for non-streamed and streamed chat, with the admin key (usage row only) and with a PAYG key
  * (hold, exact settlement, usage row and charge per call), and requests/s under 10 concurrent clients.
- * Issue 15's goal: ≤ 0.5 ms p50 added (Bifrost 0.44 ms, Portkey 2.37 ms, LiteLLM 4.34 ms on the same
+ * The goal: ≤ 0.5 ms p50 added (Bifrost 0.44 ms, Portkey 2.37 ms, LiteLLM 4.34 ms on the same
  * kind of sequential localhost-mock measurement).
  *
  *   npm run build && node dist/bench/gateway.js [--requests N] [--seconds S]

@@ -1,5 +1,5 @@
 /**
- * Worker manager benchmark (issue 13): a real nginx in a temporary prefix in front of `tb workers start`, and
+ * Worker manager benchmark: a real nginx in a temporary prefix in front of `tb workers start`, and
  *   1. requests/s of GET /api/ping through nginx with 1, 2 and 4 HTTP workers (the scaling curve), p50/p99;
  *   2. a rolling update of 4 workers, then scaling 4 → 1 → 4, under load: failed requests of a steady keep-alive
  *      client that resends nothing (goal 0), what wrk saw meanwhile (wrk resends nothing either), and whether nginx

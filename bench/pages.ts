@@ -1,6 +1,6 @@
 /**
  * The gateway's pages in Debian's Chromium: first contentful paint, time until the page shows its data,
- * and the JS + CSS each page transfers (issue 17's budget: under 1 s and 150 KB on this machine).
+ * and the JS + CSS each page transfers (the budget: under 1 s and 150 KB on this machine).
  *
  *   npm run build && node dist/bench/pages.js [--loads N] [--paths /,/admin/,/user/,/playground/,/live]
  *

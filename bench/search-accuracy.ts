@@ -1,5 +1,5 @@
 /**
- * Search accuracy benchmark (issue 18): whether the page `/search` answers is exactly the ranking
+ * Search accuracy benchmark: whether the page `/search` answers is exactly the ranking
  * computed independently over every package. For each query of the discovery benchmark's mix, the
  * reference ranks all 100,000 packages in JS (engines/reference-ranking.ts: tiers, relevance ×
  * popularity × verification, downloads, name) from the package and publisher rows themselves and the

@@ -1,5 +1,5 @@
 /**
- * HTTP worker benchmark (issue 12): throughput and latency of a trivial application-core function through
+ * HTTP worker benchmark: throughput and latency of a trivial application-core function through
  * `tb worker http` (`GET /api/bench/openTrivial`: routing, the auth guard, the access rule, the runner, the
  * Result as JSON) against a bare NestJS route answering the same JSON on the same machine. Goal: the worker
  * reaches at least 70 % of bare Nest's requests per second.

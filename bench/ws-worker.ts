@@ -1,5 +1,5 @@
 /**
- * WebSocket worker benchmark (issue 12): generates an echo mod, starts a WS worker as a separate process
+ * WebSocket worker benchmark: generates an echo mod, starts a WS worker as a separate process
  * (this file forked with `serve`), opens 1,000 connections and measures
  *   1. echo messages/s: every connection sends a message and waits for its echo before the next one
  *      (closed loop), with round-trip p50/p99;

@@ -90,12 +90,13 @@ export async function insertAll(dataSource: DataSource, data: DiscoveryData): Pr
 export const BENCH_SECRET = 'bench-secret-0123456789abcdefghijklmnop';
 
 /**
- * SEARCH_ENGINE and SEARCH_GROONGA_URL of the benchmark's environment (a dedicated Groonga server): the
- * loading app indexes into it, and the measured registry process (which inherits the environment) uses it.
+ * The search settings of the benchmark's environment: SEARCH_ENGINE and SEARCH_GROONGA_URL (a dedicated Groonga
+ * server: the loading app indexes into it, and the measured registry process, which inherits the environment, uses
+ * it), SEARCH_MYSQL_ENGINE (the table engine the loading app's migration creates) and SEARCH_MROONGA_RANKING.
  */
 export function searchEngineSettings(): Record<string, string> {
   const settings: Record<string, string> = {};
-  for (const name of ['SEARCH_ENGINE', 'SEARCH_GROONGA_URL'])
+  for (const name of ['SEARCH_ENGINE', 'SEARCH_GROONGA_URL', 'SEARCH_MYSQL_ENGINE', 'SEARCH_MROONGA_RANKING'])
     if (process.env[name]) settings[name] = process.env[name] as string;
   return settings;
 }

@@ -43,7 +43,7 @@ const GATEWAY_AUTH: AuthModuleOptions = {
   },
 };
 
-/** The model gateway (seed 03 A): `tb gateway`, port 4000, the OpenAI-compatible API under /v1. */
+/** The model gateway: `tb gateway`, port 4000, the OpenAI-compatible API under /v1. */
 @Module({})
 export class GatewayAppModule {
   static forRoot(config: PlatformConfig): DynamicModule {

@@ -28,7 +28,7 @@ export function httpWorkerAuth(config: PlatformConfig): AuthModuleOptions {
   return { strategies: ['session-cookie', 'jwt'], sessionCookie: { secure: config.httpWorker.secureCookies } };
 }
 
-/** The worker's options from its configuration section; the id defaults to `http_<8 hex>` (seed 02 C: `<type>_<hex>`). */
+/** The worker's options from its configuration section; the id defaults to `http_<8 hex>` (every worker id is `<type>_<hex>`). */
 export function httpWorkerOptionsFrom(config: PlatformConfig): HttpWorkerOptions {
   const section = config.httpWorker;
   return {
@@ -48,7 +48,7 @@ export interface HttpWorkerAppExtras {
 }
 
 /**
- * The HTTP worker (seed 02 B/C): the application core's functions at `/api/{module}/{function}` for
+ * The HTTP worker: the application core's functions at `/api/{module}/{function}` for
  * browsers, apps and scripts, with the platform's sessions, `/health` with drain state, `/metrics`.
  */
 @Module({})
@@ -69,7 +69,7 @@ export class HttpWorkerAppModule {
         // Functions reach the WS workers' connections (`app.ws`) through the broker.
         BrokerModule,
         AuthModule.forRoot(httpWorkerAuth(config)),
-        // WorkerAuth (seed 02 B): users, tokens, /validateSession, OAuth, magic link.
+        // WorkerAuth: users, tokens, /validateSession, OAuth, magic link.
         WorkerAuthModule.forRoot(config),
         HealthModule.forRoot({ checks: ['database', 'redis'], liveness: false }),
         appCore,

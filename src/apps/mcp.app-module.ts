@@ -59,7 +59,7 @@ function pythonSandboxFrom(config: PlatformConfig): McpOptions['python'] {
   return { pyodideDirectory, memoryMb: config.mcp.pythonMemoryMb, concurrency: config.mcp.pythonConcurrency };
 }
 
-/** The MCP transport (issue 14): `tb mcp`, port 8765, the REST door, `/mcp` (Streamable HTTP) or stdio. */
+/** The MCP transport: `tb mcp`, port 8765, the REST door, `/mcp` (Streamable HTTP) or stdio. */
 @Module({})
 export class McpAppModule {
   static forRoot(config: PlatformConfig, run: McpRunOptions): DynamicModule {

@@ -22,7 +22,7 @@ import { StorageModule } from '../storage/storage.module.js';
 /** The registry's callers bring the platform's JWTs (WorkerAuth issues them). */
 const REGISTRY_AUTH: AuthModuleOptions = { strategies: ['jwt'] };
 
-/** The package and artifact registry (seed 01): `tb registry`, port 4025, API under /api/v1. */
+/** The package and artifact registry: `tb registry`, port 4025, API under /api/v1. */
 @Module({})
 export class RegistryAppModule {
   static forRoot(config: PlatformConfig): DynamicModule {
@@ -57,7 +57,7 @@ export class RegistryAppModule {
 /** The browser's client-side routes: deep links to these answer with its index.html. */
 export const REGISTRY_BROWSER_ROUTES = ['/packages', '/publishers', '/artifacts'];
 
-/** The registry's HTTP choices: the seed's error body, Swagger at /api/docs, API 1.1, no CORS. */
+/** The registry's HTTP choices: the registry's error body, Swagger at /api/docs, API 1.1, no CORS. */
 export function registryHttpAppOptions(config: PlatformConfig): HttpAppOptions {
   return {
     title: 'Toolbox Platform — package and artifact registry',

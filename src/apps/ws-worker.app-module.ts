@@ -17,7 +17,7 @@ import type { HttpAppOptions } from './create-http-app.js';
 export const WS_WORKER_AUTH: AuthModuleOptions = { strategies: ['session-cookie', 'jwt'] };
 
 /**
- * The WebSocket worker (seed 02 C, `tb worker ws`): the app core's `websocketHandler`s at `/ws/{Module}/{handler}`,
+ * The WebSocket worker (`tb worker ws`): the app core's `websocketHandler`s at `/ws/{Module}/{handler}`,
  * channels across workers through the message broker, and a plain `GET /health` on the same port.
  */
 @Module({})

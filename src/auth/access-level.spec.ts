@@ -3,7 +3,7 @@ import { ACCESS_LEVEL, accessLevelName, hasAccessLevel, isAccessLevel } from './
 const { ADMIN, NOT_LOGGED_IN, LOGGED_IN, TRUSTED } = ACCESS_LEVEL;
 
 describe('hasAccessLevel', () => {
-  // Every (caller, required) pair of the four seed levels: admin passes everything, nothing but admin
+  // Every (caller, required) pair of the four named levels: admin passes everything, nothing but admin
   // passes admin, the rest compare by number.
   const pairs: Array<[number, number, boolean]> = [
     [ADMIN, ADMIN, true],

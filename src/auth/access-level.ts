@@ -1,5 +1,5 @@
 /**
- * Platform access levels (seed 02): -1 admin, 0 not logged in, 1 logged in, 2 trusted. Admin is -1 for
+ * Platform access levels: -1 admin, 0 not logged in, 1 logged in, 2 trusted. Admin is -1 for
  * compatibility with existing clients, so levels cannot be compared with `>=` directly: admin ranks
  * above every other level, the rest rank by number.
  */

@@ -64,7 +64,7 @@ export const Authenticated = (options: { admin?: boolean } = {}) =>
     ...(options.admin ? [ApiForbiddenResponse({ description: 'Admin required', type: ErrorResponseDto })] : []),
   );
 
-/** An API key with this permission (seed 02 A: read, write, execute, admin; admin implies the rest). */
+/** An API key with this permission (read, write, execute, admin; admin implies the rest). */
 export const RequirePermission = (permission: Permission) =>
   applyDecorators(
     mergeAccess({ permission }),
@@ -79,7 +79,7 @@ export const RequirePermission = (permission: Permission) =>
   );
 
 /**
- * A caller at this access level or above, by the seed's rule: ADMIN (-1) passes every level, the rest
+ * A caller at this access level or above, by the platform's rule: ADMIN (-1) passes every level, the rest
  * compare by number. NOT_LOGGED_IN (0) admits anonymous callers.
  */
 export const RequireLevel = (level: number) =>

@@ -1,5 +1,5 @@
 /**
- * What an API key may do (seed 02 A): read resources, write (e.g. the documentation writer), execute
+ * What an API key may do: read resources, write (e.g. the documentation writer), execute
  * code, admin (key management). `admin` implies the other three, so an admin key is never refused a
  * tool a lesser key could call.
  */

@@ -6,8 +6,8 @@ export type BrokerDriver = 'local' | 'redis' | 'ipc';
 export type BrokerHandler = (payload: unknown) => void;
 
 /**
- * Publish/subscribe between the worker processes of one platform (seed 02 C: "the platform's message
- * broker"). A published payload reaches every subscriber of its topic in every connected process, this
+ * Publish/subscribe between the worker processes of one platform (the platform's message
+ * broker). A published payload reaches every subscriber of its topic in every connected process, this
  * one included, in publication order per publisher. Payloads are JSON values.
  */
 export interface MessageBroker {

@@ -15,7 +15,7 @@ const USAGE = `usage: tb docs init [--force] [--json]
 type ElementType = 'class' | 'function' | 'method' | 'interface' | 'type';
 type Language = 'typescript' | 'javascript' | 'python';
 
-/** `tb docs init|search|lookup|suggest`: the docs system (seed 03 C) from the command line. */
+/** `tb docs init|search|lookup|suggest`: the docs system from the command line. */
 export async function runDocsCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   const [action, ...rest] = argv;
   const { values, positionals } = parseCommandArgs(rest, {

@@ -2,7 +2,7 @@ import { loadConfig } from '../config/config.js';
 import { UsageError } from '../common/errors.js';
 import { parseCommandArgs } from './cli-args.js';
 import type { CommandIo } from './command-io.js';
-import { managerRequest } from './workers.command.js';
+import { managerRequest } from './manager-client.js';
 
 /** `tb workers cluster-join --host H [--port 9005] [--secret S]`: the running manager joins a remote node. */
 export async function clusterJoin(argv: string[], io: CommandIo): Promise<number> {

@@ -11,12 +11,12 @@ import {
   NginxProxyControl,
   processAlive,
   runningManager,
-  type ManagerStateFile,
   type RollingUpdateState,
   type WorkerRecord,
 } from '../modules/workers/index.js';
 import { NGINX_SUBCOMMANDS, proxyControlFor, runNginxSubcommand } from './workers-nginx.command.js';
 import { clusterJoin, clusterLeave } from './workers-cluster.command.js';
+import { managerRequest } from './manager-client.js';
 import { parseCommandArgs } from './cli-args.js';
 import { processIo, type CommandIo } from './command-io.js';
 
@@ -182,19 +182,6 @@ async function firstFreePort(host: string, port: number, extra: number): Promise
   throw new Error(`ports ${port}–${port + extra} on ${host} are all busy (MANAGER_PORT)`);
 }
 
-/** The running manager of this data directory with a listening admin API, or an error message. */
-async function reachManager(config: PlatformConfig): Promise<ManagerStateFile & { api: string }> {
-  const state = await runningManager(config);
-  if (!state)
-    throw new CommandFailure(
-      `No worker manager is running for data dir ${config.dataDir} (start one with "tb workers start").`,
-    );
-  if (!state.api) throw new CommandFailure(`The worker manager (pid ${state.pid}) is still starting; try again.`);
-  return state as ManagerStateFile & { api: string };
-}
-
-class CommandFailure extends Error {}
-
 /** One admin API call on the running manager; prints the answer (JSON with --json, else `describe(body)`). */
 async function callManager(
   argv: string[],
@@ -215,25 +202,6 @@ async function callManager(
     io.err((error as Error).message);
     return 1;
   }
-}
-
-export async function managerRequest(config: PlatformConfig, method: string, path: string, body?: unknown) {
-  const state = await reachManager(config);
-  const response = await fetch(`${state.api}/api/${path}`, {
-    method,
-    headers: {
-      'x-cluster-secret': state.secret,
-      // State-changing admin calls must show they come from no form (the manager refuses those with 415).
-      'x-requested-with': 'tb',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).catch((error: unknown) => {
-    throw new CommandFailure(`The worker manager at ${state.api} does not answer: ${(error as Error).message}`);
-  });
-  const answer = (await response.json().catch(() => null)) as { message?: string } | null;
-  if (!response.ok) throw new CommandFailure(`${response.status}: ${answer?.message ?? response.statusText}`);
-  return answer;
 }
 
 async function status(argv: string[], io: CommandIo): Promise<number> {

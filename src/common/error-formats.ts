@@ -3,7 +3,7 @@ import type { ErrorCode, FieldError } from './errors.js';
 /**
  * The wire shapes a service may choose for its error bodies. The status of an error is decided once
  * (exception.filter.ts, from ERROR_STATUS); a format only decides the body.
- * - `registry`: `{code, message, detail, request_id[, errors]}` (seed 01, the default)
+ * - `registry`: `{code, message, detail, request_id[, errors]}` (the default)
  * - `result`: the application core's Result envelope, as the HTTP worker answers `/api/{module}/{function}`
  * - `openai`: `{error: {message, type, param, code}}`, as OpenAI-compatible clients of the gateway expect
  * - `json-rpc`: a JSON-RPC 2.0 error response (`id` is null: the filter never knows the request's id)

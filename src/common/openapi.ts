@@ -71,7 +71,7 @@ function snakeCase(name: string): string {
 
 /**
  * Stable operation ids, `<controller>_<method>` in snake case: `PackagesController.list` → `packages_list`.
- * A method served on several paths (seed paths plus the existing client's) is listed once per path;
+ * A method served on several paths (the documented paths plus the existing client's) is listed once per path;
  * Nest names those `method[index]`, which become `method` for the first path and `method_<index>` after.
  */
 export function operationIdOf(controllerKey: string, methodKey: string): string {

@@ -5,7 +5,7 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 /** The highest page a list answers: (page - 1) * per_page stays a small, exact integer for every database. */
 export const MAX_PAGE = 1_000_000;
 
-/** `page` from 1 to MAX_PAGE, `per_page` 1–100 (default 20), as the seed's list operations define them. */
+/** `page` from 1 to MAX_PAGE, `per_page` 1–100 (default 20), as the documented list operations define them. */
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()

@@ -96,27 +96,23 @@ describe('loadConfig', () => {
       expect(loadConfig({}).search).toEqual({
         engine: 'database',
         groongaUrl: 'http://127.0.0.1:10041',
-        mysqlEngine: 'auto',
         mroongaRanking: 'groonga',
       });
       expect(
         loadConfig({
           SEARCH_ENGINE: 'groonga',
           SEARCH_GROONGA_URL: 'https://search.internal:8443/groonga',
-          SEARCH_MYSQL_ENGINE: 'innodb',
           SEARCH_MROONGA_RANKING: 'sql',
         }).search,
       ).toEqual({
         engine: 'groonga',
         groongaUrl: 'https://search.internal:8443/groonga',
-        mysqlEngine: 'innodb',
         mroongaRanking: 'sql',
       });
       expect(() => loadConfig({ SEARCH_ENGINE: 'meilisearch' })).toThrow(/SEARCH_ENGINE must be one of/);
       expect(() => loadConfig({ SEARCH_GROONGA_URL: 'localhost:10041' })).toThrow(
         /SEARCH_GROONGA_URL must be an http\(s\) URL/,
       );
-      expect(() => loadConfig({ SEARCH_MYSQL_ENGINE: 'myisam' })).toThrow(/SEARCH_MYSQL_ENGINE must be one of/);
       expect(() => loadConfig({ SEARCH_MROONGA_RANKING: 'fast' })).toThrow(/SEARCH_MROONGA_RANKING must be one of/);
     });
 
@@ -125,10 +121,17 @@ describe('loadConfig', () => {
         type: 'sqlite',
         location: '/srv/tb/platform.sqlite',
         sqliteMmapMiB: 256,
+        searchMysqlEngine: 'auto',
       });
       expect(loadConfig({ SQLITE_MMAP_MB: '0' }).database.sqliteMmapMiB).toBe(0);
       expect(() => loadConfig({ SQLITE_MMAP_MB: '-1' })).toThrow(/SQLITE_MMAP_MB/);
       expect(() => loadConfig({ SQLITE_MMAP_MB: 'lots' })).toThrow(/SQLITE_MMAP_MB/);
+    });
+
+    it('gives the database section the search table engine its migration creates, and refuses an unknown one', () => {
+      expect(loadConfig({ SEARCH_MYSQL_ENGINE: 'innodb' }).database.searchMysqlEngine).toBe('innodb');
+      expect(loadConfig({ SEARCH_MYSQL_ENGINE: 'mroonga' }).database.searchMysqlEngine).toBe('mroonga');
+      expect(() => loadConfig({ SEARCH_MYSQL_ENGINE: 'myisam' })).toThrow(/SEARCH_MYSQL_ENGINE must be one of/);
     });
 
     it("gives every service its own host and port with the seeds' defaults", () => {

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { LOG_LEVELS } from '../logging/platform-logger.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogConfig } from '../logging/log-config.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../packaging/zip-inspector.js';
 
@@ -17,6 +17,12 @@ export interface DatabaseConfig {
    * 0 = none): pages are then used where the OS cache holds them instead of copied in per read.
    */
   sqliteMmapMiB?: number;
+  /**
+   * MySQL/MariaDB: the engine of the search documents table its migration creates (SEARCH_MYSQL_ENGINE, default
+   * `auto`: Mroonga when the server offers it, else InnoDB FULLTEXT). It belongs to the schema, so the database
+   * section carries it to the migrations.
+   */
+  searchMysqlEngine?: (typeof SEARCH_MYSQL_ENGINES)[number];
 }
 
 /** Where a service listens. */
@@ -25,7 +31,7 @@ export interface ListenConfig {
   port: number;
 }
 
-/** The MCP transport (issue 14, seed 02 A): where it listens and the limits of its tools and sessions. */
+/** The MCP transport: where it listens and the limits of its tools and sessions. */
 export interface McpConfig extends ListenConfig {
   /** MCP_TOOL_TIMEOUT_SECONDS: a tool call's budget (30). */
   toolTimeoutSeconds: number;
@@ -59,9 +65,9 @@ export interface WorkerPoolConfig {
   count: number;
 }
 
-/** The HTTP workers (seed 02 B/C): `tb worker http`, serving the application core at `/api/{module}/{function}`. */
+/** The HTTP workers: `tb worker http`, serving the application core at `/api/{module}/{function}`. */
 export interface HttpWorkerConfig extends WorkerPoolConfig {
-  /** WORKER_ID (or `--worker-id`): this process's name in /health and logs; `http_<8 hex>` (seed 02 C shape) when unset. */
+  /** WORKER_ID (or `--worker-id`): this process's name in /health and logs; `http_<8 hex>` when unset. */
   workerId: string | null;
   /** CORS_ORIGINS: origins answered with credentials besides Tauri and any-port localhost / 127.0.0.1. */
   corsOrigins: string[];
@@ -90,7 +96,7 @@ export interface OAuthProviderConfig {
   userinfoUrl: string;
 }
 
-/** WorkerAuth, the platform's identity provider inside the HTTP workers (seed 02 B, docs/auth.md). */
+/** WorkerAuth, the platform's identity provider inside the HTTP workers (docs/auth.md). */
 export interface WorkerAuthConfig {
   /** ACCESS_TOKEN_TTL_SECONDS (15 min) and REFRESH_TOKEN_TTL_SECONDS (7 days). */
   accessTokenTtlSeconds: number;
@@ -113,7 +119,7 @@ export interface WorkerAuthConfig {
   google: OAuthProviderConfig;
 }
 
-/** The worker manager (`tb workers start`, seed 02 C): admin API address, health checks, restart policy. */
+/** The worker manager (`tb workers start`): admin API address, health checks, restart policy. */
 export interface ManagerConfig extends ListenConfig {
   /** MANAGER_HEALTH_INTERVAL_SECONDS: how often every worker's `/health` is probed (default 5). */
   healthIntervalSeconds: number;
@@ -124,7 +130,7 @@ export interface ManagerConfig extends ListenConfig {
   /**
    * MANAGER_HTTP_PORT_SLOTS / MANAGER_WS_PORT_SLOTS: the pre-allocated ports (HTTP_WORKER_PORT…, WS_WORKER_PORT…)
    * the generated nginx upstreams list, so scaling and rolling updates need no config rewrite (defaults 8 and 4:
-   * twice the seed's 4 HTTP workers, so a rolling update always finds a free port).
+   * twice the default 4 HTTP workers, so a rolling update always finds a free port).
    */
   httpPortSlots: number;
   wsPortSlots: number;
@@ -139,7 +145,7 @@ export interface ManagerConfig extends ListenConfig {
   nginx: NginxConfig;
 }
 
-/** Where the reverse proxy lives and how the generated site is named (seed 02 C, docs/workers.md § nginx). */
+/** Where the reverse proxy lives and how the generated site is named (docs/workers.md § nginx). */
 export interface NginxConfig {
   /** NGINX_CONF_DIR: the main configuration's folder (default /etc/nginx). */
   confDir: string;
@@ -156,7 +162,7 @@ export interface NginxConfig {
   apiRatePerSecond: number;
 }
 
-/** The package and artifact registry (seed 01): `tb registry`, `tb up`. */
+/** The package and artifact registry: `tb registry`, `tb up`. */
 export interface RegistryConfig extends ListenConfig {
   /** Processes sharing the port (REGISTRY_WORKERS or WORKERS, `--workers`; `auto` = one per core). */
   workers: number;
@@ -173,7 +179,7 @@ export interface RegistryConfig extends ListenConfig {
   deltaInlineMaxBytes: number;
 }
 
-/** The WebSocket worker (`tb worker ws`): limits of seed 02 C, ping interval configurable for tests. */
+/** The WebSocket worker (`tb worker ws`): connection and message limits, ping interval configurable for tests. */
 export interface WsWorkerConfig extends WorkerPoolConfig {
   /** WS_MAX_CONNECTIONS: connections beyond it are closed with 1013 (default 10,000). */
   maxConnections: number;
@@ -239,14 +245,7 @@ export interface GatewayConfig extends ListenConfig {
 
 export const GATEWAY_SETTINGS_STORES = ['auto', 'file', 'database'] as const;
 
-export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
-
-export interface LogConfig {
-  /** LOG_FORMAT: `pretty` for a person, `json` for a collector; `auto` = pretty when stdout is a terminal. */
-  format: (typeof LOG_FORMATS)[number];
-  /** LOG_LEVEL: `info` by default, `debug` when DEBUG is on. */
-  level: (typeof LOG_LEVELS)[number];
-}
+export { LOG_FORMATS, type LogConfig };
 
 /**
  * The platform's configuration: the infrastructure every service shares (data directory, database, Redis,
@@ -278,10 +277,10 @@ export interface PlatformConfig {
   /** The services this configuration was validated for (what `services` asked loadConfig to check). */
   services: ServiceName[];
   registry: RegistryConfig;
-  /** HTTP workers serving `/api/{module}/{function}` (seed 02 B). */
+  /** HTTP workers serving `/api/{module}/{function}`. */
   httpWorker: HttpWorkerConfig;
   workerAuth: WorkerAuthConfig;
-  /** WebSocket workers (seed 02 C). */
+  /** WebSocket workers. */
   wsWorker: WsWorkerConfig;
   /**
    * MESSAGE_BROKER: how workers reach each other's WebSocket connections. `auto` = Redis pub/sub when
@@ -289,22 +288,22 @@ export interface PlatformConfig {
    */
   messageBroker: (typeof MESSAGE_BROKERS)[number];
   /**
-   * Registry search (docs/search.md): on the database's full-text engine (`database`; mysqlEngine and
-   * mroongaRanking apply to MySQL/MariaDB only), or on a dedicated Groonga server at groongaUrl (`groonga`).
+   * Registry search (docs/search.md): on the database's full-text engine (`database`; mroongaRanking applies to
+   * MySQL/MariaDB only, and the table's engine is database.searchMysqlEngine), or on a dedicated Groonga server at
+   * groongaUrl (`groonga`).
    */
   search: {
     engine: (typeof SEARCH_ENGINES)[number];
     groongaUrl: string;
-    mysqlEngine: (typeof SEARCH_MYSQL_ENGINES)[number];
     mroongaRanking: (typeof SEARCH_MROONGA_RANKINGS)[number];
   };
-  /** The worker manager and its admin UI (seed 02 C: 127.0.0.1:9005). */
+  /** The worker manager and its admin UI (127.0.0.1:9005 by default). */
   manager: ManagerConfig;
-  /** The tool-protocol (MCP) HTTP transport (seed 02 A). */
+  /** The tool-protocol (MCP) HTTP transport. */
   mcp: McpConfig;
-  /** The model gateway (seed 03 A): docs/gateway.md. */
+  /** The model gateway: docs/gateway.md. */
   gateway: GatewayConfig;
-  /** The application core (seed 03 C): app id, installed mods, network probe and `runHttp`. */
+  /** The application core: app id, installed mods, network probe and `runHttp`. */
   appCore: {
     /** APP_ID; `testOnly` functions register only when it contains `test`. */
     appId: string;
@@ -315,7 +314,7 @@ export interface PlatformConfig {
     platformRemoteBase: string | null;
     /** PLATFORM_HTTP_URL: the platform HTTP worker `runHttp` calls. */
     httpUrl: string | null;
-    /** FUNCTION_TEST_TIMEOUT_SECONDS: budget of one call in `tb functions test` (seed: 15). */
+    /** FUNCTION_TEST_TIMEOUT_SECONDS: budget of one call in `tb functions test` (default 15). */
     testTimeoutSeconds: number;
     /** DOCS_ROOT: Markdown root of the docs system (default `<cwd>/docs`). */
     docsRoot: string | null;
@@ -324,7 +323,7 @@ export interface PlatformConfig {
   };
   /** The registry `tb mods` installs from and publishes to (TB_REGISTRY_URL, TB_TOKEN). */
   modsRegistry: { url: string; token: string | null };
-  /** Peer-to-peer RPC (seed 03 B, `tb rpc`, docs/rpc.md). */
+  /** Peer-to-peer RPC (`tb rpc`, docs/rpc.md). */
   rpc: RpcConfig;
 }
 
@@ -580,6 +579,7 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
   const database = {
     ...parseDatabaseUrl(read.string('DATABASE_URL'), dataDir, read.problems),
     sqliteMmapMiB: read.integer('SQLITE_MMAP_MB', DEFAULT_SQLITE_MMAP_MIB, { max: 1024 * 1024 }),
+    searchMysqlEngine: read.oneOf('SEARCH_MYSQL_ENGINE', SEARCH_MYSQL_ENGINES, 'auto'),
   };
   const redisUrl = read.string('REDIS_URL');
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
@@ -669,7 +669,6 @@ export function loadConfig(env: Environment = process.env, options: LoadConfigOp
     search: {
       engine: read.oneOf('SEARCH_ENGINE', SEARCH_ENGINES, 'database'),
       groongaUrl: httpUrl(read, 'SEARCH_GROONGA_URL', DEFAULT_GROONGA_URL),
-      mysqlEngine: read.oneOf('SEARCH_MYSQL_ENGINE', SEARCH_MYSQL_ENGINES, 'auto'),
       mroongaRanking: read.oneOf('SEARCH_MROONGA_RANKING', SEARCH_MROONGA_RANKINGS, 'groonga'),
     },
     manager: {

@@ -3,13 +3,18 @@ import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { DEFAULT_SQLITE_MMAP_MIB, type DatabaseConfig } from '../config/config.js';
 import { ENTITIES } from './entities.js';
+import { searchFulltextMigration, SearchFulltext1763800001500 } from './migrations/1763800001500-search-fulltext.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /** One description of the database for the services, `tb db migrate` and the TypeORM CLI (ormconfig.ts). */
 export function createDataSourceOptions(database: DatabaseConfig, { logging = false } = {}): DataSourceOptions {
   const common = {
     entities: ENTITIES,
-    migrations: MIGRATIONS,
+    migrations: MIGRATIONS.map((migration) =>
+      migration === SearchFulltext1763800001500
+        ? searchFulltextMigration(database.searchMysqlEngine ?? 'auto')
+        : migration,
+    ),
     synchronize: false,
     logging,
     migrationsTransactionMode: 'each' as const,

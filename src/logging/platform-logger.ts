@@ -1,12 +1,11 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 import pinoPretty from 'pino-pretty';
-import type { LogConfig } from '../config/config.js';
+import { LOG_LEVELS, type LogConfig, type LogLevelName } from './log-config.js';
 import { currentRequestId } from './request-context.js';
 
 export type LogFormat = 'pretty' | 'json';
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
-export type LogLevelName = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevelName };
 
 /**
  * Nest's own start-up dumps (a line per module, controller and route, some sixty for the registry):

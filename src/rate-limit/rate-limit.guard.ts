@@ -21,7 +21,7 @@ export function rateLimitTracker(request: AuthenticatedRequest): string {
 }
 
 /**
- * Seed 01 "Limits" (the registry's defaults): anonymous 100 requests/hour per client IP, authenticated 1000/hour per user,
+ * The registry's defaults: anonymous 100 requests/hour per client IP, authenticated 1000/hour per user,
  * admins unlimited, in fixed hourly windows kept in the CounterStore (Redis when configured, so every
  * process shares them). Every counted response carries X-RateLimit-Limit/-Remaining/-Reset (seconds);
  * past the limit the answer is 429 RATE_LIMITED with Retry-After in whole seconds.

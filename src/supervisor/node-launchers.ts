@@ -30,6 +30,8 @@ export function forkLauncher(options: ForkLauncherOptions): ChildLauncher {
   return (slot) =>
     childProcessHandle(
       fork(options.modulePath, [...(options.args ?? [])], {
+        // A child inherits this process's environment, as every child process does; nothing here reads a setting.
+        // eslint-disable-next-line no-restricted-properties
         env: { ...process.env, ...options.env, SUPERVISOR_SLOT: String(slot) },
         execArgv: [...(options.execArgv ?? []), '--import', EXIT_WITH_PARENT_IMPORT],
         silent: options.silent ?? false,

@@ -19,7 +19,7 @@ import { TEST_SECRET, type TestUser } from './registry-under-test.js';
 
 export type WorkerTestUser = Omit<TestUser, 'admin'> & { level?: number };
 
-/** An access token as WorkerAuth mints it (issue 12: sub, user_id, username, email, level, provider, type, jti). */
+/** An access token as WorkerAuth mints it (sub, user_id, username, email, level, provider, type, jti). */
 export function workerAccessToken(user: WorkerTestUser, ttlSeconds = 3600, secret = TEST_SECRET): string {
   return new JwtService({}).sign(
     {

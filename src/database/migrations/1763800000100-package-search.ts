@@ -2,7 +2,7 @@ import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'ty
 import { PortableColumns } from '../portable-columns.js';
 
 /**
- * The registry's search index (Search module, issue 4): one row per normalized word, field and
+ * The registry's search index (Search module): one row per normalized word, field and
  * package. Terms compare in code point order on both engines (SQLite's default BINARY, MySQL's
  * utf8mb4_bin), so exact and prefix matches give the same answers everywhere. The primary key
  * (term, package_id, field) covers every lookup; field weights are applied in the query. Rows are filled by

@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { PortableColumns } from '../portable-columns.js';
 
-/** Deltas between package versions (Diff module, issue 5). */
+/** Deltas between package versions (Diff module). */
 export class PackageDeltas1763800000200 implements MigrationInterface {
   name = 'PackageDeltas1763800000200';
 

@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { PortableColumns } from '../portable-columns.js';
 
-/** Publisher verification requests and the audit log (Admin module), artifacts and their builds (Artifacts module); issue 3. */
+/** Publisher verification requests and the audit log (Admin module), artifacts and their builds (Artifacts module). */
 export class AdminArtifacts1763800000300 implements MigrationInterface {
   name = 'AdminArtifacts1763800000300';
 

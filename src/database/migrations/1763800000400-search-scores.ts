@@ -2,7 +2,7 @@ import { TableColumn, TableIndex, type MigrationInterface, type QueryRunner } fr
 import { PortableColumns } from '../portable-columns.js';
 
 /**
- * Precomputed ranking data on the search index (Search module, issue 4). Each term row carries its
+ * Precomputed ranking data on the search index (Search module). Each term row carries its
  * field weight, the package's popularity boost, their product `score`, and the package's visibility,
  * so the best candidates of a word are read in index order, `(term, visibility, score)`, instead of
  * joining and sorting every package that contains a common word. Existing rows lack these values:

@@ -1,7 +1,7 @@
 import { TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * Covering indexes for the batch latest-version check (Search module, issue 4). A 1,000-name check
+ * Covering indexes for the batch latest-version check (Search module). A 1,000-name check
  * otherwise reads 1,000 package rows and 1,000 version rows scattered over the tables; on a cold
  * MariaDB buffer pool each is a page read. With these, both sides are answered from the indexes alone.
  */

@@ -2,7 +2,7 @@ import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { PortableColumns } from '../portable-columns.js';
 
 /**
- * The distinct words of the search index's text fields (Search module, issue 4): a query prefix is
+ * The distinct words of the search index's text fields (Search module): a query prefix is
  * expanded to the words it stands for with one index range read here, instead of one seek per word
  * into `package_search_terms`. Binary order on both engines, as the index itself. Filled here from
  * the existing index and kept in step by the Search module; a word whose last package is gone stays

@@ -2,7 +2,7 @@ import { TableColumn, TableIndex, type MigrationInterface, type QueryRunner } fr
 import { PortableColumns } from '../portable-columns.js';
 
 /**
- * The search index's stored score becomes the one-word ranking itself (Search module, issue 4): the
+ * The search index's stored score becomes the one-word ranking itself (Search module): the
  * popularity boost moves from one step per power of ten of downloads (10…16) to ten (100…160), and
  * the publisher's verification (×1.2) joins it, in a new `verified` column kept in step with admin
  * decisions. The candidates a query reads in stored-score order then follow the ranking closely.

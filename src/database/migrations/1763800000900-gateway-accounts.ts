@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { PortableColumns } from '../portable-columns.js';
 
-/** The model gateway's users, keys, usage rows, balance transactions, signup requests and live voice sessions (issue 15). */
+/** The model gateway's users, keys, usage rows, balance transactions, signup requests and live voice sessions. */
 export class GatewayAccounts1763800000900 implements MigrationInterface {
   name = 'GatewayAccounts1763800000900';
 

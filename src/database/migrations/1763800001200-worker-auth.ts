@@ -2,7 +2,7 @@ import { Table, TableForeignKey, TableIndex, type MigrationInterface, type Query
 import { PortableColumns } from '../portable-columns.js';
 
 /**
- * WorkerAuth (issue 12): the platform's users and their linked provider identities, and the shared store
+ * WorkerAuth: the platform's users and their linked provider identities, and the shared store
  * of short-lived auth state (revocations, OAuth states, magic-link tokens) used when Redis is not configured.
  */
 export class WorkerAuth1763800001200 implements MigrationInterface {

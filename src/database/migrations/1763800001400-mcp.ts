@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { PortableColumns } from '../portable-columns.js';
 
-/** The MCP transport's API keys (`tb_mcp_…`) and its sessions when no Redis is configured (issue 14). */
+/** The MCP transport's API keys (`tb_mcp_…`) and its sessions when no Redis is configured. */
 export class Mcp1763800001400 implements MigrationInterface {
   name = 'Mcp1763800001400';
 

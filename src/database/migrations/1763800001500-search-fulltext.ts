@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { SEARCH_MYSQL_ENGINES } from '../../config/config.js';
 import { PortableColumns } from '../portable-columns.js';
 import { SqlDialect } from '../sql-dialect.js';
 
@@ -11,13 +12,16 @@ const TEXT_COLUMNS = ['name_words', 'display_words', 'keyword_words', 'descripti
 
 type MysqlFulltextEngine = 'Mroonga' | 'InnoDB';
 
+type SearchMysqlEngineSetting = (typeof SEARCH_MYSQL_ENGINES)[number];
+
 /**
- * `SEARCH_MYSQL_ENGINE`: `auto` (default) uses Mroonga when the server offers it, `innodb` forces
- * InnoDB FULLTEXT (and is how the contract spec tests that variant), `mroonga` requires Mroonga.
+ * `SEARCH_MYSQL_ENGINE` (the configuration's database.searchMysqlEngine): `auto` (default) uses Mroonga when the
+ * server offers it, `innodb` forces InnoDB FULLTEXT (and is how the contract spec tests that variant), `mroonga`
+ * requires Mroonga.
  */
 async function chooseMysqlFulltextEngine(
   queryRunner: Pick<QueryRunner, 'query'>,
-  setting = process.env.SEARCH_MYSQL_ENGINE ?? 'auto',
+  setting: string,
 ): Promise<MysqlFulltextEngine> {
   const wanted = setting.trim().toLowerCase() || 'auto';
   if (wanted === 'innodb') return 'InnoDB';
@@ -91,7 +95,7 @@ async function createMysqlSearchTables(
 }
 
 /**
- * Search moves onto the databases' own full-text engines (issue 18, docs/search.md): SQLite FTS5, or
+ * Search moves onto the databases' own full-text engines (docs/search.md): SQLite FTS5, or
  * on MySQL/MariaDB a FULLTEXT table — Mroonga when the server offers it (SEARCH_MYSQL_ENGINE=auto),
  * otherwise InnoDB. The home-made term index (`package_search_terms`, `package_search_vocabulary`)
  * is dropped; the Search module fills the new table from `packages` at start-up (it starts empty).
@@ -99,9 +103,12 @@ async function createMysqlSearchTables(
 export class SearchFulltext1763800001500 implements MigrationInterface {
   name = 'SearchFulltext1763800001500';
 
+  /** TypeORM constructs migrations without arguments: searchFulltextMigration binds the configured engine. */
+  constructor(private readonly mysqlEngine: SearchMysqlEngineSetting = 'auto') {}
+
   async up(queryRunner: QueryRunner): Promise<void> {
     if (SqlDialect.of(queryRunner.connection).mysql) {
-      const engine = await chooseMysqlFulltextEngine(queryRunner);
+      const engine = await chooseMysqlFulltextEngine(queryRunner, this.mysqlEngine);
       new Logger('Migrations').log(`search documents table: ENGINE=${engine}`);
       await createMysqlSearchTables(queryRunner, engine);
     } else {
@@ -150,4 +157,16 @@ export class SearchFulltext1763800001500 implements MigrationInterface {
       }),
     );
   }
+}
+
+/**
+ * The migration with the configured table engine: a subclass TypeORM can construct without arguments. It keeps
+ * the migration's name, so a database that already ran it does not run it again.
+ */
+export function searchFulltextMigration(mysqlEngine: SearchMysqlEngineSetting): typeof SearchFulltext1763800001500 {
+  return class extends SearchFulltext1763800001500 {
+    constructor() {
+      super(mysqlEngine);
+    }
+  };
 }

@@ -12,7 +12,7 @@ import { PublisherVerificationService } from './publisher-verification.service.j
 import { PublishersController } from './publishers.controller.js';
 
 /**
- * Publishers, their verification and the audit log (seed 01; issue 3). Its routes share no URL with
+ * Publishers, their verification and the audit log. Its routes share no URL with
  * another controller's (`packages/admin/pending` and `packages/admin/:id/verify` have no counterpart
  * of the same shape under `packages/:name`), so the order modules and controllers are imported in
  * does not matter; test/e2e/registry/route-order.e2e-spec.ts keeps it so.

@@ -12,7 +12,7 @@ import type { AdminAction } from './publisher-transitions.js';
 import { PublisherVerificationService } from './publisher-verification.service.js';
 
 /**
- * Seed paths under /api/v1/packages/admin, and the same under /api/v1/publishers/admin for the
+ * The documented paths under /api/v1/packages/admin, and the same under /api/v1/publishers/admin for the
  * existing client. No registry route has their shape, whatever the module order (see AdminModule).
  */
 @ApiTags('admin')

@@ -9,7 +9,7 @@ export interface Transition {
 }
 
 /**
- * The publisher verification state machine (issue 3; the seed leaves it "not shown"). A publisher
+ * The publisher verification state machine, written out here because the original never specified it. A publisher
  * enters `pending` only through its own verification request (see SUBMITTABLE_STATUSES).
  */
 export const TRANSITIONS: Record<AdminAction, Transition> = {

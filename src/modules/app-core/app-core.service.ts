@@ -8,7 +8,7 @@ import { runHttp, type RemoteHttpMethod } from './run-http.js';
 import { WsChannels } from './ws-channels.js';
 
 /**
- * The application core's in-process interface (seed 03 C): `runFunction`, `aRunFunction`, `runAny`,
+ * The application core's in-process interface: `runFunction`, `aRunFunction`, `runAny`,
  * `aRunAny` (inherited from `FunctionRunner`), `runHttp` and the function test run.
  */
 @Injectable()

@@ -32,7 +32,7 @@ export type PreCompute = (
 export type PostCompute = (result: any) => unknown;
 
 /**
- * Options of `@Export`: the seed's registration record in camelCase, with the seed's defaults.
+ * Options of `@Export`: the original platform's registration record in camelCase, with its defaults.
  * `parameters` and `schema` are additions: TypeScript keeps no parameter names at run time.
  */
 export interface ExportOptions {
@@ -120,7 +120,7 @@ export interface ResolvedExportOptions {
   schema: JsonSchema | null;
 }
 
-/** Applies the seed's defaults; `methodName` names the function when `name` is absent. */
+/** Applies the registration defaults; `methodName` names the function when `name` is absent. */
 export function resolveExportOptions(options: ExportOptions, methodName: string): ResolvedExportOptions {
   return {
     name: options.name ?? methodName,

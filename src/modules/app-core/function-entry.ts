@@ -138,7 +138,7 @@ export function httpMethodsFor(entry: Pick<FunctionEntry, 'parameters' | 'option
   return [...methods];
 }
 
-/** A function of the registry as plain data (wire names, snake_case like the seed's record). */
+/** A function of the registry as plain data (wire names, snake_case like the original platform's record). */
 export interface FunctionDescription {
   key: string;
   module: string;

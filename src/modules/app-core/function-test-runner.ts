@@ -5,7 +5,7 @@ import type { FunctionRegistry } from './function-registry.js';
 import type { FunctionRunner } from './function-runner.js';
 import { Result } from './result.js';
 
-/** Budget of one test call (seed: cancelled and counted as a timeout after 15 seconds). */
+/** Budget of one test call: cancelled and counted as a timeout after 15 seconds. */
 export const DEFAULT_TEST_TIMEOUT_MS = 15_000;
 
 export interface FunctionTestRow {

@@ -10,9 +10,9 @@ export interface NetworkProbeOptions {
   fetch?: typeof fetch;
 }
 
-/** Budget of one candidate during base selection (seed: 0.5 s). */
+/** Budget of one candidate during base selection: 0.5 s, so that trying three candidates stays quick. */
 export const CANDIDATE_TIMEOUT_MS = 500;
-/** Budget of the geolocation request (seed: 3 s). */
+/** Budget of the geolocation request: 3 s. */
 export const GEO_TIMEOUT_MS = 3000;
 /** Round trips averaged by one `ping()`. */
 export const PING_ROUND_TRIPS = 5;
@@ -29,7 +29,7 @@ export interface PingMeasurement {
 }
 
 /**
- * Finds a platform server to talk to and measures it. Base selection (seed 03 C): try
+ * Finds a platform server to talk to and measures it. Base selection: try
  * `http://<PLATFORM_BASE>:5000`, then `:8001`, then `PLATFORM_BASE:PLATFORM_BASE_PORT`, each with a
  * 0.5 s budget for `GET /api/ping`; else use `PLATFORM_REMOTE_BASE`.
  */

@@ -32,7 +32,7 @@ export async function geoAnswerFor(address: string, database?: GeoDatabase): Pro
   return { ...answer, ...place, attribution: database!.attribution };
 }
 
-/** The network probe endpoints the app uses to find and measure a platform server (seed 03 C). */
+/** The network probe endpoints the app uses to find and measure a platform server. */
 @ApiTags('probe')
 @Controller('api')
 export class ProbeController {

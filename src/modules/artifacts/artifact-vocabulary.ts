@@ -1,10 +1,10 @@
 export const ARTIFACT_TYPES = ['desktop_app', 'cli_executable', 'browser_extension', 'mobile_app', 'library'] as const;
 export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
 
-/** Older names still sent by existing clients, mapped to the seed's types. */
+/** Older names still sent by existing clients, mapped to the current types. */
 export const ARTIFACT_TYPE_ALIASES: Readonly<Record<string, ArtifactType>> = { tauri_app: 'desktop_app' };
 
-/** Every value accepted on the wire: the seed's types and their aliases. */
+/** Every value accepted on the wire: the current types and their aliases. */
 export const ACCEPTED_ARTIFACT_TYPES: readonly string[] = [...ARTIFACT_TYPES, ...Object.keys(ARTIFACT_TYPE_ALIASES)];
 
 export const PLATFORMS = ['all', 'windows', 'linux', 'macos', 'android', 'ios'] as const;

@@ -9,7 +9,7 @@ import { ArtifactBuildEntity } from './entities/artifact-build.entity.js';
 import { ArtifactVersionEntity } from './entities/artifact-version.entity.js';
 import { ArtifactEntity } from './entities/artifact.entity.js';
 
-/** Compiled binary artifacts and their per-platform builds (seed 01 "Artifact", "Artifact build"; issue 3). */
+/** Compiled binary artifacts and their per-platform builds. */
 @Module({
   imports: [TypeOrmModule.forFeature([ArtifactEntity, ArtifactVersionEntity, ArtifactBuildEntity]), RegistryModule],
   controllers: [ArtifactsController],

@@ -10,7 +10,7 @@ import {
   type Platform,
 } from './artifact-vocabulary.js';
 
-/** Response bodies of artifacts (seed 01 "Artifacts"); mapped in artifacts.views.ts. */
+/** Response bodies of artifacts; mapped in artifacts.views.ts. */
 
 export class ArtifactListItemDto {
   @ApiProperty({ type: String, format: 'uuid' })
@@ -75,7 +75,7 @@ export class BuildDto {
   downloads: number;
 }
 
-/** The build of the seed's latest-build view carries no download count. */
+/** The build of the latest-build view carries no download count. */
 export class LatestBuildFileDto extends OmitType(BuildDto, ['downloads'] as const) {}
 
 export class ArtifactVersionDto {

@@ -65,7 +65,7 @@ export function artifactDetail(
   return { ...artifactListItem(artifact, publisher), versions: versions.map(artifactVersionView) };
 }
 
-/** The seed's latest-build view. */
+/** The latest-build view: the newest build per platform. */
 export function latestBuildView(
   artifact: ArtifactEntity,
   version: ArtifactVersionEntity,

@@ -6,7 +6,7 @@ import { DiffController } from './diff.controller.js';
 import { DiffService } from './diff.service.js';
 import { PackageDeltaEntity } from './entities/package-delta.entity.js';
 
-/** Incremental updates between package versions (seed 01 "Diff info"; issue 5). */
+/** Incremental updates between package versions. */
 @Module({
   imports: [TypeOrmModule.forFeature([PackageDeltaEntity]), RegistryModule],
   controllers: [DiffController],

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** Response bodies of deltas (issue 5, docs/delta-format.md); mapped in diff.views.ts. */
+/** Response bodies of deltas (docs/delta-format.md); mapped in diff.views.ts. */
 
 /** The version pair every delta answer names. */
 class DiffPairDto {

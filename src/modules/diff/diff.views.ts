@@ -2,7 +2,7 @@ import type { PackageEntity } from '../registry/entities/package.entity.js';
 import type { PackageDeltaEntity } from './entities/package-delta.entity.js';
 import type { DiffInfoDto, DiffPendingDto } from './diff.responses.js';
 
-/** Above this share of the full file, a delta saves too little to be worth applying (issue 5). */
+/** Above this share of the full file, a delta saves too little to be worth applying. */
 export const RECOMMENDED_MAX_RATIO = 0.8;
 
 export function compressionRatio(patchSize: number, fullSize: number): number {
@@ -13,7 +13,7 @@ export function diffPath(packageName: string, fromVersion: string, toVersion: st
   return `/api/v1/packages/${encodeURIComponent(packageName)}/diff/${encodeURIComponent(fromVersion)}/${encodeURIComponent(toVersion)}`;
 }
 
-/** Diff info: the seed's fields plus what a client needs to decide and to verify. */
+/** Diff info: the documented fields plus what a client needs to decide and to verify. */
 export function diffInfoView(
   pkg: Pick<PackageEntity, 'name'>,
   delta: PackageDeltaEntity,

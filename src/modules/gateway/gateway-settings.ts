@@ -6,7 +6,7 @@ import type { TokenPrice } from './accounts/money.js';
 import { MODEL_NEEDS, MODEL_TYPES, type ModelNeed, type ModelType } from './model-routing.js';
 
 /**
- * The gateway's own configuration file, `DATA_DIR/gateway/config.json` (the seed's keys: ollama_url,
+ * The gateway's own configuration file, `DATA_DIR/gateway/config.json` (the original gateway's keys: ollama_url,
  * backend_mode, admin_key, hf_token, rate_limits), plus the routing settings: a fallback model per need
  * and a type override per model. Created on first start with a new admin key.
  */

@@ -33,7 +33,7 @@ import { ModelsService } from './models.service.js';
 import { OpenAiController } from './openai.controller.js';
 
 /**
- * The model gateway (seed 03 A): the OpenAI-compatible API over Ollama's native API with content
+ * The model gateway: the OpenAI-compatible API over Ollama's native API with content
  * routing; users, keys, usage, balances and per-tier limits; the admin and user APIs (docs/gateway.md).
  * Needs the DatabaseModule, CountersModule and `AuthModule.forRoot({ strategies: ['gateway-key'] })` of its app.
  */

@@ -1,6 +1,6 @@
 import { PlatformError } from '../../common/errors.js';
 
-/** The seed's model types: what a model can be asked to do. */
+/** The model types: what a model can be asked to do. */
 export const MODEL_TYPES = ['text', 'vision', 'omni', 'embedding', 'tts', 'audio'] as const;
 export type ModelType = (typeof MODEL_TYPES)[number];
 

@@ -39,7 +39,7 @@ export interface OpenAiModel {
   object: 'model';
   created: number;
   owned_by: string;
-  /** The gateway's addition: what the model can be asked to do (the seed's model types). */
+  /** The gateway's addition: what the model can be asked to do (the model types the routing knows). */
   type: ModelType;
 }
 

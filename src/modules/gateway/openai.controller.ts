@@ -62,7 +62,7 @@ function markRouting(response: Response, routing: RoutingDecision): void {
   if (routing.routedFrom) response.setHeader(ROUTED_FROM_HEADER, routing.routedFrom);
 }
 
-/** The OpenAI-compatible API under /v1 (seed 03 A), over Ollama's native API. */
+/** The OpenAI-compatible API under /v1, over Ollama's native API. */
 @ApiTags('openai')
 @ApiBearerAuth()
 @ApiExtraModels(ChatCompletionDto, TranscriptionDto)

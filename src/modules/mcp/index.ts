@@ -1,4 +1,4 @@
-/** Public API of the MCP transport (issue 14): the module, its services and the protocol server factory. */
+/** Public API of the MCP transport: the module, its services and the protocol server factory. */
 export { McpTransportModule } from './mcp.module.js';
 export { MCP_OPTIONS, type McpOptions, type McpPythonOptions } from './mcp.options.js';
 export { McpKeysService, MCP_KEY_PREFIX, hashMcpKey, type McpKeyInfo } from './mcp-keys.service.js';

@@ -7,7 +7,7 @@ export class McpKeyEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
 
-  /** Unique (seed 02: keys are revoked by name). */
+  /** Unique (keys are revoked by name). */
   @Column({ type: 'varchar', length: 100 })
   name: string;
 

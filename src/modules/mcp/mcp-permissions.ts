@@ -54,7 +54,7 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /**
- * The permission a tool needs, by name prefix (seed 02 A): `python…` execute, `docs_writer…` write,
+ * The permission a tool needs, by name prefix: `python…` execute, `docs_writer…` write,
  * `admin…` admin, everything else read. A prefix, not "contains" as the original checked.
  */
 export function permissionForTool(name: string): Permission {

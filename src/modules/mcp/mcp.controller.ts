@@ -43,7 +43,7 @@ function objectBody(body: unknown, required = false): Record<string, unknown> {
 }
 
 /**
- * The seed's REST door with the original's payloads, and the standard MCP endpoint `/mcp` (Streamable
+ * The REST door with the original's payloads, and the standard MCP endpoint `/mcp` (Streamable
  * HTTP). Every route but `/health` needs a key (`Authorization: Bearer tb_mcp_…` or `X-API-Key`), checked by
  * the one AuthGuard (mcp-key strategy); what a route needs beyond a key is declared on it.
  */

@@ -19,7 +19,7 @@ import { McpController } from './mcp.controller.js';
 import { MCP_OPTIONS, type McpOptions } from './mcp.options.js';
 
 /**
- * McpTransport: the application core's functions as MCP tools, behind the seed's REST door and the
+ * McpTransport: the application core's functions as MCP tools, behind the REST door and the
  * standard Streamable HTTP endpoint (and stdio, which `tb mcp --stdio` connects to McpToolsService).
  * Needs the app core (ModsModule), the database and the counters module (Redis client) in the app.
  */

@@ -14,13 +14,8 @@ import type { Caller } from './caller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { YankDto } from './registry.dto.js';
 import { DownloadTicketDto, UploadedVersionDto, VersionDetailDto, VersionDto } from './registry.responses.js';
-import {
-  downloadTicketView,
-  packageFileName,
-  uploadedVersionView,
-  versionDetailView,
-  versionView,
-} from './registry.views.js';
+import { packageFileName } from './package-file-name.js';
+import { downloadTicketView, uploadedVersionView, versionDetailView, versionView } from './registry.views.js';
 
 const UPLOAD_BODY = {
   schema: {

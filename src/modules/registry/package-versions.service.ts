@@ -22,7 +22,7 @@ import { pickLatestVersion } from './latest-version.js';
 import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
 import { RegistryEvents } from './registry-events.js';
-import { packageFileName } from './registry.views.js';
+import { packageFileName } from './package-file-name.js';
 
 /** An upload that passed every check and is ready to be committed. */
 export interface PreparedVersion {
@@ -109,7 +109,7 @@ export class PackageVersionsService {
     return { version, changelog, toolboxVersion, dependencies, file: body.file };
   }
 
-  /** Upload a version to an existing package (both seed forms land here). */
+  /** Upload a version to an existing package (both upload routes land here). */
   async upload(
     caller: Caller,
     name: string,

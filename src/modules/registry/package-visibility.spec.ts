@@ -19,7 +19,7 @@ const CALLERS: Record<string, Caller> = {
   admin: { user: user('u3', true), isAdmin: true, publisherId: null },
 };
 
-/** The seed's rules written out independently of the implementation: caller → purpose → visible [own, visibility] pairs. */
+/** The visibility rules written out independently of the implementation: caller → purpose → visible [own, visibility] pairs. */
 const EXPECTED: Record<string, Record<VisibilityPurpose, string[]>> = {
   anonymous: {
     read: ['other:public', 'own:public'],

@@ -4,7 +4,7 @@ import type { PackageEntity, Visibility } from './entities/package.entity.js';
 
 /**
  * Why a package is being looked at:
- * - `read`: by name (detail, download, resolve, update check). Seed 01 "Authentication" 3–4: public
+ * - `read`: by name (detail, download, resolve, update check): public
  *   packages are readable by anyone, unlisted by any signed-in user, private only by the owner's
  *   publisher, everything by admins.
  * - `list`: enumerated (package lists, latest-version pages). Public packages and the caller's own;

@@ -1,4 +1,4 @@
-/** The registry's closed vocabularies (seed 01), shared with the modules that validate or document them. */
+/** The registry's closed vocabularies, shared with the modules that validate or document them. */
 export const PACKAGE_TYPES = ['mod', 'library', 'artifact', 'theme', 'plugin'] as const;
 export type PackageType = (typeof PACKAGE_TYPES)[number];
 

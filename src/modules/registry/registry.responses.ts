@@ -4,7 +4,7 @@ import { PACKAGE_TYPES, VISIBILITIES, type PackageType, type Visibility } from '
 import { VERIFICATION_STATUSES, type VerificationStatus } from './entities/publisher.entity.js';
 
 /**
- * Response bodies of the registry, with the seed's wire names. Each class is the one description of its
+ * Response bodies of the registry, with the wire names clients read. Each class is the one description of its
  * body: the mappers in registry.views.ts return these types (so a field cannot be added or dropped
  * without the compiler noticing), and Swagger documents them from the same decorators.
  */

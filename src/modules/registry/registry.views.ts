@@ -18,7 +18,7 @@ import type {
 } from './registry.responses.js';
 import type { DownloadTicket } from './package-versions.service.js';
 
-/** The DTO layer: the one place that maps entities (camelCase) to the seed's wire names (registry.responses.ts). */
+/** The DTO layer: the one place that maps entities (camelCase) to the wire names (registry.responses.ts). */
 export function publisherRef(publisher: PublisherEntity | undefined | null): PublisherRefDto | null {
   return publisher
     ? {
@@ -157,11 +157,4 @@ export function downloadTicketView(ticket: DownloadTicket): DownloadTicketDto {
     filename: ticket.filename,
     yanked: ticket.yanked,
   };
-}
-
-export function packageFileName(
-  pkg: Pick<PackageEntity, 'name'>,
-  version: Pick<PackageVersionEntity, 'version'>,
-): string {
-  return `${pkg.name}-${version.version}.zip`;
 }

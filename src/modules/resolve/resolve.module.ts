@@ -3,7 +3,7 @@ import { RegistryModule } from '../registry/registry.module.js';
 import { ResolveController } from './resolve.controller.js';
 import { ResolveService } from './resolve.service.js';
 
-/** Dependency resolution and compatibility checks over the registry's visible versions (issue 4). */
+/** Dependency resolution and compatibility checks over the registry's visible versions. */
 @Module({
   imports: [RegistryModule],
   controllers: [ResolveController],

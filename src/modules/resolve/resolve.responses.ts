@@ -1,6 +1,6 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 
-/** Response bodies of dependency resolution (seed 01 "Resolution result"); mapped in resolve.views.ts. */
+/** Response bodies of dependency resolution; mapped in resolve.views.ts. */
 
 export class ResolvedPackageDto {
   @ApiProperty({ type: String, example: 'CloudM' })

@@ -1,7 +1,7 @@
 import type { CompatibilityDto, ResolutionDto, ResolvedPackageDto } from './resolve.responses.js';
 import type { Compatibility, Resolution } from './resolve.service.js';
 
-/** Seed 01 "Resolution result"; `errors` repeats `conflicts` for the existing client, `checksum` is the SHA-256. */
+/** The resolution result; `errors` repeats `conflicts` for the existing client, `checksum` is the SHA-256. */
 export function resolutionView(resolution: Resolution): ResolutionDto {
   const resolved: Record<string, ResolvedPackageDto> = {};
   for (const entry of resolution.resolved) {

@@ -1,4 +1,4 @@
-/** Public API of the peer-to-peer RPC module (seed 03 B over libp2p). */
+/** Public API of the peer-to-peer RPC module (request/response messages over libp2p). */
 export {
   ANY_PEER,
   AccessPolicyStore,

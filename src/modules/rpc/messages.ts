@@ -3,7 +3,7 @@ import { Result } from '../app-core/result.js';
 /** The stream protocol both peers speak (multistream-select id). */
 export const RPC_PROTOCOL = '/toolbox/rpc/1.0.0';
 
-/** Error codes of the response's error object (seed 03 B, HTTP-like). */
+/** Error codes of the response's error object (HTTP-like). */
 export const RPC_ERROR = {
   /** Malformed request: bad JSON, wrong type, missing fields, `args` not an array … */
   BAD_REQUEST: 400,
@@ -19,7 +19,7 @@ export const RPC_ERROR = {
   INTERNAL: 500,
 } as const;
 
-/** exec_codes of consumer-side outcomes that never reached an answer (no seed code exists for them). */
+/** exec_codes of consumer-side outcomes that never reached an answer (the protocol defines no code for them). */
 export const RPC_LOCAL_CODE = {
   /** The consumer's own per-call timeout passed. */
   TIMEOUT: 408,
@@ -29,7 +29,7 @@ export const RPC_LOCAL_CODE = {
   UNAVAILABLE: 503,
 } as const;
 
-/** Request message (seed 03 B). */
+/** Request message. */
 export interface RpcRequest {
   type: 'request';
   call_id: string;

@@ -12,7 +12,7 @@ import { SearchController } from './search.controller.js';
 import { SearchService } from './search.service.js';
 
 /**
- * Package discovery (issues 4 and 18): full-text search and autocomplete over the database's own
+ * Package discovery: full-text search and autocomplete over the database's own
  * full-text engine or a dedicated Groonga server (SearchEngine), and batch latest-version lookups for update checks.
  */
 @Module({

@@ -14,7 +14,7 @@ import type { UserEntity } from './entities/user.entity.js';
 import { UsersService } from './users.service.js';
 import { WORKER_AUTH_CONFIG, type WorkerAuthConfig } from './worker-auth.options.js';
 
-/** What every login answers (seed 02 B, the original's bundle). */
+/** What every login answers (the original's bundle). */
 export interface TokenBundle {
   access_token: string;
   refresh_token: string;

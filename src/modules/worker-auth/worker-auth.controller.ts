@@ -100,7 +100,7 @@ const badRequest = ApiBadRequestResponse({ description: 'Missing or malformed in
 const html = { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } };
 
 /**
- * WorkerAuth's routes (seed 02 B), at the original's paths so its web client keeps working: session
+ * WorkerAuth's routes, at the original's paths so its web client keeps working: session
  * validation into the `tb_session` cookie, user data, logout, token refresh, OAuth (Discord, Google) and
  * magic links. Login routes ignore whatever credential the browser still sends (a stale cookie must not
  * stop a new login).

@@ -13,7 +13,7 @@ import { WorkerAuthController } from './worker-auth.controller.js';
 import { WORKER_AUTH_CONFIG } from './worker-auth.options.js';
 
 /**
- * WorkerAuth, the platform's identity provider (seed 02 B): users, access/refresh tokens, the tb_session
+ * WorkerAuth, the platform's identity provider: users, access/refresh tokens, the tb_session
  * cookie, OAuth (Discord, Google) and magic links. Needs the DatabaseModule, the CountersModule (request
  * limits) and `AuthModule.forRoot` with the `session-cookie` strategy (SessionCookies, the shared store).
  */

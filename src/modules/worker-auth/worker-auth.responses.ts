@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-/** Response bodies of WorkerAuth (seed 02 B; the Result envelope of the original worker). */
+/** Response bodies of WorkerAuth (the Result envelope of the original worker). */
 
 export class SessionDataDto {
   @ApiProperty({ type: Boolean, example: true }) authenticated: boolean;

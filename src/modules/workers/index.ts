@@ -21,7 +21,8 @@ export {
 } from './worker-manager.js';
 export { ManagerAdminModule } from './admin/manager-admin.module.js';
 export { NoProxy, type ProxyControl, type ProxyStatus, type BackupServer } from './manager-hooks.js';
-export { type WorkerInfo, type ClusterView, type RollingUpdateState } from './manager-process.js';
+export { type RollingUpdateState } from './manager-process.js';
+export { type ClusterNodeView, type ClusterSummary, type ClusterView, type WorkerInfo } from './cluster-view.js';
 export { loadManagerSecret, secretsEqual } from './manager-secret.js';
 export { apr1 } from './nginx/apr1.js';
 export { renderSiteConfig, type SiteConfigInput } from './nginx/site-config.js';
@@ -43,7 +44,5 @@ export {
   ClusterRegistry,
   nodeId,
   type ClusterNodeRecord,
-  type ClusterNodeView,
   type ClusterRegistryOptions,
-  type ClusterSummary,
 } from './cluster/cluster-registry.js';

@@ -22,7 +22,7 @@ import {
   type ProxyStatus,
   type ServiceAddresses,
 } from './manager-hooks.js';
-import type { ClusterSummary } from './cluster/cluster-registry.js';
+import type { ClusterView, WorkerInfo } from './cluster-view.js';
 import { loadManagerSecret } from './manager-secret.js';
 import { lowestFreePort, portRange } from './ports.js';
 import { collectWorkerMetrics, type WorkerMetricsView } from './metrics-collector.js';
@@ -70,7 +70,7 @@ export async function runningManager(config: PlatformConfig): Promise<ManagerSta
   return state && processAlive(state.pid) ? state : null;
 }
 
-/** `GET http://127.0.0.1:PORT/health` = 200 within `timeoutMs` (seed: 2 s), the latency measured. */
+/** `GET http://127.0.0.1:PORT/health` = 200 within `timeoutMs` (default 2 s), the latency measured. */
 export function probeHealth(host: string, port: number, timeoutMs = 2_000): Promise<HealthProbeResult> {
   const started = performance.now();
   return new Promise((resolve) => {
@@ -95,20 +95,6 @@ export interface ManagerProcessOptions {
   /** The environment each worker inherits (the manager's). */
   env: NodeJS.ProcessEnv;
   log(line: string): void;
-}
-
-/** A worker as the admin API shows it (seed WorkerInfo): the record plus type, node, uptime and metrics. */
-export interface WorkerInfo extends WorkerRecord {
-  worker_type: WorkerType;
-  node: string;
-  uptime: number | null;
-  metrics: WorkerMetricsView;
-}
-
-/** A remote node's workers and health, as the cluster poller last saw them (cluster/cluster-registry.ts). */
-export interface ClusterView {
-  summary(): ClusterSummary;
-  remoteWorkers(): WorkerInfo[];
 }
 
 const EMPTY_CLUSTER: ClusterView = {
@@ -208,7 +194,7 @@ export class ManagerProcess {
       : portRange(this.config.wsWorker.basePort, this.config.manager.wsPortSlots);
   }
 
-  /** The seed's initial workers: `count` HTTP workers on consecutive ports, then the WS worker(s). */
+  /** The initial workers: `count` HTTP workers on consecutive ports, then the WS worker(s). */
   initialWorkers(): WorkerSpec[] {
     const specs: WorkerSpec[] = [];
     for (let i = 0; i < this.config.httpWorker.count; i++)
@@ -265,7 +251,7 @@ export class ManagerProcess {
 
   /**
    * Starts one worker: a new id on the lowest free pre-allocated port, or a given id — a stopped or failed entry
-   * restarts on its old port when that is free (the seed's recovery: worker-stop, then worker-start).
+   * restarts on its old port when that is free (the documented recovery: worker-stop, then worker-start).
    */
   async startWorker(type: WorkerType, id?: string): Promise<WorkerRecord> {
     this.assertRunning();
@@ -382,7 +368,7 @@ export class ManagerProcess {
   }
 
   /**
-   * The seed's order, per HTTP worker of the snapshot: start a new one on the next free pre-allocated port; wait;
+   * The order, per HTTP worker of the snapshot: start a new one on the next free pre-allocated port; wait;
    * `GET /health` (not 200 → stop the new one, keep the old, report it); update nginx; the old one drains and stops.
    * "Update nginx" reloads it only when the site file changed, which a worker change never does: nginx already
    * lists the new port and finds the old one refusing connections once it drains (docs/workers.md § nginx).
@@ -442,7 +428,7 @@ export class ManagerProcess {
 
   /**
    * Restart everything, one worker at a time so the others keep serving through nginx: each one (failed ones too,
-   * the seed's fix for "all workers unhealthy") drains and stops, waits the restart delay and starts again with
+   * the documented fix for "all workers unhealthy") drains and stops, waits the restart delay and starts again with
    * its id and port. With a single HTTP worker there is a gap; `update` has none.
    */
   async restartAll(): Promise<{ status: 'ok'; workers: WorkerRecord[] }> {

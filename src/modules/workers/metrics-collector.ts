@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { WorkerType } from './worker-manager.js';
 
-/** One worker's figures as the admin API shows them (seed WorkerInfo.metrics). */
+/** One worker's figures as the admin API shows them (WorkerInfo.metrics). */
 export interface WorkerMetricsView {
   requests: number;
   /** HTTP: requests in flight now; WS: open connections. */

@@ -4,10 +4,10 @@ import { Supervisor, type ChildHandle, type SupervisorEvent } from '../../superv
 
 export type WorkerType = 'http' | 'ws';
 
-/** Seed 02 C worker states. */
+/** A worker's states, as the admin API and `tb workers status` show them. */
 export type WorkerState = 'starting' | 'running' | 'draining' | 'stopping' | 'stopped' | 'failed';
 
-/** What the manager knows of one worker (the seed's per-worker record, snake_case as the admin API shows it). */
+/** What the manager knows of one worker (snake_case, as the admin API shows it). */
 export interface WorkerRecord {
   worker_id: string;
   type: WorkerType;
@@ -40,13 +40,13 @@ export interface WorkerManagerOptions {
   launch(spec: WorkerSpec): ChildHandle;
   /** One health check of a worker (HTTP `GET /health` = 200 within the timeout). */
   probe(spec: WorkerSpec): Promise<HealthProbeResult>;
-  /** Health checker period (seed: 5 s). */
+  /** Health checker period (default 5 s). */
   healthIntervalMs: number;
-  /** Failed probes in a row that get a worker restarted (seed: 3). */
+  /** Failed probes in a row that get a worker restarted (default 3). */
   unhealthyAfter?: number;
-  /** Wait before a restart (seed: 2 s). */
+  /** Wait before a restart (default 2 s). */
   restartDelayMs: number;
-  /** Restarts of one worker before it is marked failed (seed: 5). */
+  /** Restarts of one worker before it is marked failed (default 5). */
   maxRestarts: number;
   /** A started worker not healthy by then is killed and restarted (default 60 s). */
   readyTimeoutMs?: number;
@@ -72,13 +72,13 @@ interface ManagedWorker {
   ready: Promise<void>;
 }
 
-/** `http_<8 hex>` / `ws_<8 hex>`, the seed's worker id shape. */
+/** `http_<8 hex>` / `ws_<8 hex>`, the worker id shape the admin API and nginx upstreams use. */
 export function newWorkerId(type: WorkerType): string {
   return `${type}_${randomBytes(4).toString('hex')}`;
 }
 
 /**
- * The worker manager's core (seed 02 C): one supervised child process per worker, each on its own port
+ * The worker manager's core: one supervised child process per worker, each on its own port
  * with its own id. A worker that dies, or fails `unhealthyAfter` health probes in a row, is restarted with
  * the same id and port after `restartDelayMs`, at most `maxRestarts` times; then it is `failed` until
  * stopped and started again. Broker messages (`{tb: 'bus'}`) a worker sends are relayed to every other one.
@@ -123,7 +123,7 @@ export class WorkerManager {
         probeIntervalMs: Math.min(250, this.options.healthIntervalMs),
         timeoutMs: this.options.readyTimeoutMs ?? 60_000,
       },
-      // The seed's policy: same delay every time, and the count never resets, so `maxRestarts` is a cap.
+      // The restart policy: same delay every time, and the count never resets, so `maxRestarts` is a cap.
       backoff: {
         initialDelayMs: this.options.restartDelayMs,
         factor: 1,

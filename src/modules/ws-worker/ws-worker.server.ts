@@ -112,7 +112,7 @@ export interface WsWorkerStats {
 }
 
 /**
- * The WebSocket worker (seed 02 C) on the Nest application's HTTP server: `/ws/{Module}/{handler}` and
+ * The WebSocket worker on the Nest application's HTTP server: `/ws/{Module}/{handler}` and
  * `/ws/{handler}` upgrade to a connection routed to the app core's `websocketHandler` of that name; every
  * other request (`GET /health`) stays plain HTTP. Nest's gateway layer (@nestjs/platform-ws) matches one
  * static path per gateway (`pathname === path`) and speaks `{event, data}` frames, so it cannot serve
@@ -121,7 +121,7 @@ export interface WsWorkerStats {
 @Injectable()
 export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WsWorker');
-  /** This process's name in /metrics: `ws_<8 hex>`, the seed's `<type>_<hex>` shape. */
+  /** This process's name in /metrics: `ws_<8 hex>`, the `<type>_<hex>` shape of every worker id. */
   readonly workerId = `ws_${randomBytes(4).toString('hex')}`;
   private readonly hub = new ConnectionHub();
   private readonly live = new Map<string, LiveConnection>();

@@ -3,7 +3,7 @@ import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
-/** Issue 15 part 2: users, keys, usage, PAYG balances, per-tier limits, through the admin API and the openai SDK. */
+/** Users, keys, usage, PAYG balances, per-tier limits, through the admin API and the openai SDK. */
 
 interface User {
   id: string;

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { backends } from '../../support/backends.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
-/** Issue 15 part 3: the admin API (models, system, config, signups), the landing data and the user API's access. */
+/** The admin API (models, system, config, signups), the landing data and the user API's access. */
 
 interface AdminModel {
   name: string;

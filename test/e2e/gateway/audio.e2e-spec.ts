@@ -5,7 +5,7 @@ import { FakeOpenAiAudio } from '../../fixtures/fake-openai-audio.js';
 import { backends } from '../../support/backends.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
-/** Issue 15 part 4: speech and transcription through configured OpenAI-audio backends, with the openai SDK. */
+/** Speech and transcription through configured OpenAI-audio backends, with the openai SDK. */
 
 const BOUNDARY = 'tbaudioboundary';
 const field = (name: string, value: string) =>

@@ -5,7 +5,7 @@ import { FakeHfHub } from '../../fixtures/fake-hf-hub.js';
 import { backends } from '../../support/backends.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
-/** Issue 15 part 4: model hub import (search, download with progress, size limit, SHA-256 check) and GGUF upload. */
+/** Model hub import (search, download with progress, size limit, SHA-256 check) and GGUF upload. */
 
 const GGUF = Buffer.concat([Buffer.from('GGUF'), randomBytes(4096)]);
 

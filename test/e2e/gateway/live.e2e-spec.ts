@@ -3,7 +3,7 @@ import { FakeOpenAiAudio } from '../../fixtures/fake-openai-audio.js';
 import { backends } from '../../support/backends.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
-/** Issue 15 part 4: live voice sessions and the WebSocket protocol (the original's message types). */
+/** Live voice sessions and the WebSocket protocol (the original's message types). */
 
 type Message = Record<string, unknown> & { type: string };
 

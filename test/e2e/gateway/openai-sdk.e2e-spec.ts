@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { backends } from '../../support/backends.js';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
-/** The acceptance test of issue 15 part 1: the official `openai` SDK (6.x) against the gateway, over a fake Ollama. */
+/** The gateway's acceptance test: the official `openai` SDK (6.x) against the gateway, over a fake Ollama. */
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',

@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
 /**
- * Issue 17: the gateway's landing page and admin page in a real headless Chromium, against the real gateway
+ * The gateway's landing page and admin page in a real headless Chromium, against the real gateway
  * with the fake Ollama. The page weight is asserted (the issue's 150 KB budget); the first render is measured
  * and written to `test-artifacts/page-metrics-*.json` (timings are recorded here, never asserted).
  */

@@ -13,7 +13,7 @@ import {
 import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
 
 /**
- * Issue 17: the gateway's /user/, /playground/ and /live pages in a real headless Chromium, against the real
+ * The gateway's /user/, /playground/ and /live pages in a real headless Chromium, against the real
  * gateway with the fake Ollama and the fake OpenAI-audio backend. Speech input is stubbed at the browser API only.
  */
 

@@ -2,7 +2,7 @@ import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
 import { alive, startManager, type ManagerUnderTest } from '../../support/manager-under-test.js';
 
-// Seed 02 C errors table: "worker does not start — state failed — worker-stop then worker-start for that id".
+// A worker that does not start ends `failed`; worker-stop then worker-start for that id starts it again.
 describe.each(backends())('a failed worker and its recovery (real processes, $name)', (backend) => {
   let manager: ManagerUnderTest;
   let dispose: () => Promise<void>;

@@ -172,7 +172,7 @@ describe.each(backends())('WebSocket worker (%s)', (backend) => {
       expect(await client.closedWith()).toEqual({ code: 1008, reason: 'Unauthorized' });
     });
 
-    // Handler level × caller level (seed 02 B): -1 only for admins, else admin or a level at least the required one.
+    // Handler level × caller level: -1 only for admins, else admin or a level at least the required one.
     const combinations: Array<[string, number, number | null, boolean]> = [];
     for (const [handler, required] of [
       ['room', 0],

@@ -4,7 +4,7 @@ import type { CodeElement } from '../docs/code-parser.js';
 import { DocsService, type DocsWriterAction } from '../docs/docs.service.js';
 
 /**
- * Built-in `docs` mod: the docs system as registered functions with the seed's wire names
+ * Built-in `docs` mod: the docs system as registered functions with the wire names existing clients call
  * (`docs.reader({query, max_results})`), so HTTP, MCP and RPC callers reach it like any mod.
  */
 @Mod('docs')

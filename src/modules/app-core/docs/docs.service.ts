@@ -67,7 +67,7 @@ function matchesPath(indexPath: string, filter: string | undefined): boolean {
 }
 
 /**
- * The docs system (seed 03 C: docs_init, docs_reader, docs_writer, docs_lookup, docs_suggestions)
+ * The docs system (docs_init, docs_reader, docs_writer, docs_lookup, docs_suggestions)
  * over a `DocsIndex`. Results are wire data (snake_case keys); no method throws for bad input:
  * it answers `{error}` instead.
  */

@@ -9,7 +9,7 @@ import { ClosedLiveSessionDto, CreateLiveSessionDto, LiveSessionDto, LiveSession
 import { LiveSessionsService } from './live-sessions.service.js';
 import { LiveVoiceSocket } from './live-voice.socket.js';
 
-/** Live voice sessions (seed 03 A state table): create → open; the socket streams; DELETE closes. */
+/** Live voice sessions: create → open; the socket streams; DELETE closes. */
 @ApiTags('openai')
 @ApiBearerAuth()
 @Authenticated()

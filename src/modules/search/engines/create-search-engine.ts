@@ -11,14 +11,9 @@ import type { SearchEngine } from './search-engine.js';
 /** `SEARCH_MROONGA_RANKING`: `groonga` (default) ranks inside Groonga when mroonga_command() is there, `sql` in SQL. */
 export type MroongaRanking = 'groonga' | 'sql';
 
-function mroongaRankingSetting(setting = process.env.SEARCH_MROONGA_RANKING ?? 'groonga'): MroongaRanking {
-  const wanted = setting.trim().toLowerCase() || 'groonga';
-  if (wanted !== 'groonga' && wanted !== 'sql')
-    throw new Error(`SEARCH_MROONGA_RANKING must be groonga or sql (got "${setting}")`);
-  return wanted;
-}
-
+/** The configuration's search section (config.search); each setting has its default when left out. */
 export interface SearchEngineOptions {
+  /** `SEARCH_MROONGA_RANKING`, default `groonga`. */
   mroongaRanking?: MroongaRanking;
   /** `SEARCH_ENGINE`: `database` (default) or `groonga`, a dedicated Groonga server at groongaUrl. */
   engine?: 'database' | 'groonga';
@@ -49,7 +44,7 @@ async function mysqlEngine(
   options: { mroongaRanking?: MroongaRanking },
 ): Promise<SearchEngine> {
   const tableEngine = await documentsTableEngine(dataSource);
-  const ranking = options.mroongaRanking ?? mroongaRankingSetting();
+  const ranking = options.mroongaRanking ?? 'groonga';
   if (tableEngine === 'Mroonga' && ranking === 'groonga' && (await MroongaSelectSearchEngine.available(dataSource)))
     return new MroongaSelectSearchEngine(dataSource);
   return new MysqlFulltextSearchEngine(dataSource, tableEngine);

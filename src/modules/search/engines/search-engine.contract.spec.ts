@@ -57,16 +57,11 @@ function mysqlBackend(
       await admin.end();
       const url = new URL(mysqlUrl);
       url.pathname = `/${database}`;
-      dataSource = new DataSource(createDataSourceOptions({ type: 'mysql', location: url.toString() }));
+      dataSource = new DataSource(
+        createDataSourceOptions({ type: 'mysql', location: url.toString(), searchMysqlEngine: engineSetting }),
+      );
       await dataSource.initialize();
-      const previous = process.env.SEARCH_MYSQL_ENGINE;
-      process.env.SEARCH_MYSQL_ENGINE = engineSetting;
-      try {
-        await dataSource.runMigrations();
-      } finally {
-        if (previous === undefined) delete process.env.SEARCH_MYSQL_ENGINE;
-        else process.env.SEARCH_MYSQL_ENGINE = previous;
-      }
+      await dataSource.runMigrations();
       return { engine: await createSearchEngine(dataSource, { mroongaRanking }), dataSource };
     },
     async dispose() {

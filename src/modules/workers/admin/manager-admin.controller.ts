@@ -22,7 +22,7 @@ import { ApiRefusesForms } from './cross-site-forms.js';
 import { MANAGER_PROCESS, MANAGER_SHUTDOWN } from './manager-admin.tokens.js';
 import { PlatformError } from '../../../common/errors.js';
 
-/** Seed 02 C admin API; nginx strips `/admin/manager`, direct callers may keep it, so both prefixes answer. */
+/** The worker manager's admin API; nginx strips `/admin/manager`, direct callers may keep it, so both prefixes answer. */
 @ApiTags('manager')
 @ApiSecurity('cluster_secret')
 @ApiErrors({ 401: 'No X-Cluster-Secret header', 403: 'Wrong X-Cluster-Secret' })

@@ -15,7 +15,7 @@ import {
 import { ApiRefusesForms } from './cross-site-forms.js';
 import { MANAGER_PROCESS } from './manager-admin.tokens.js';
 
-/** The cluster routes of the admin API (seed 02 C cluster rules; docs/workers.md § Cluster). */
+/** The cluster routes of the admin API (docs/workers.md § Cluster). */
 @ApiTags('manager cluster')
 @ApiSecurity('cluster_secret')
 @ApiErrors({ 401: 'No X-Cluster-Secret header', 403: 'Wrong X-Cluster-Secret' })

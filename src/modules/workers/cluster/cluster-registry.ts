@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { writeFileAtomically } from '../../../common/atomic-write.js';
 import { PlatformError } from '../../../common/errors.js';
 import type { BackupServer, ClusterService, ServiceAddresses } from '../manager-hooks.js';
-import type { ClusterView, WorkerInfo } from '../manager-process.js';
+import type { ClusterNodeView, ClusterSummary, ClusterView, WorkerInfo } from '../cluster-view.js';
 
 /** A joined node as `DATA_DIR/cluster-nodes.json` keeps it. */
 export interface ClusterNodeRecord {
@@ -17,25 +17,6 @@ export interface ClusterNodeRecord {
 }
 
 /** A node as `GET status` (cluster.members) and `GET cluster/nodes` show it; the secret never leaves. */
-export interface ClusterNodeView {
-  id: string;
-  host: string;
-  port: number;
-  healthy: boolean;
-  joined_at: string;
-  last_seen: string | null;
-  last_poll: string | null;
-  last_error: string | null;
-  /** The node's own workers as its last successful poll reported them (empty while it is unhealthy). */
-  workers: WorkerInfo[];
-}
-
-export interface ClusterSummary {
-  nodes: number;
-  healthy_nodes: number;
-  members: ClusterNodeView[];
-}
-
 export interface ClusterRegistryOptions {
   /** Where joined nodes persist (mode 0600: it may hold secrets). */
   filePath: string;
@@ -72,7 +53,7 @@ export interface VerifyAnswer {
 }
 
 /**
- * The nodes this manager joined (seed 02 C cluster rules): a join verifies the node with its secret
+ * The nodes this manager joined: a join verifies the node with its secret
  * (`GET cluster/verify`), every node is polled for its workers (`GET workers`), the healthy HTTP workers of
  * healthy nodes become nginx `backup` servers, a node that fails a poll is unhealthy and its workers drop out.
  * Nodes persist in a file, so a restarted manager keeps its cluster. HTTP and time are injectable.

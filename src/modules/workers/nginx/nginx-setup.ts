@@ -53,6 +53,8 @@ const exists = (path: string) =>
 export async function findNginx(config: PlatformConfig): Promise<string | null> {
   if (config.manager.nginx.bin) return (await exists(config.manager.nginx.bin)) ? config.manager.nginx.bin : null;
   const candidates = [
+    // PATH is the operating system's search path for programs (what `which nginx` reads), not a platform setting.
+    // eslint-disable-next-line no-restricted-properties
     ...(process.env.PATH ?? '')
       .split(':')
       .filter(Boolean)

@@ -52,7 +52,7 @@ const address = (host: string, port: number) => {
 const quoted = (value: string) => `"${value.replace(/["\\$\r\n]/g, '')}"`;
 
 /**
- * The reverse-proxy site of the platform (seed 02 C), generated once with every pre-allocated port up, so that
+ * The reverse-proxy site of the platform, generated once with every pre-allocated port up, so that
  * scaling, restarts and rolling updates need neither a rewrite nor a reload (a reload makes nginx's retiring
  * processes reset client connections): a port without a worker refuses the connect, nginx sends the request to
  * the next server (nothing was sent, so any method is safe) and skips that port for `fail_timeout`. A draining
@@ -263,7 +263,7 @@ ${
 `;
 }
 
-/** No credentials file: the admin UI answers 401 with the fix (seed 02 C errors table). */
+/** No credentials file: the admin UI answers 401 with the fix. */
 function adminDisabled(htpasswdPath: string): string {
   return `    # The admin UI is disabled: ${htpasswdPath} is missing (tb workers nginx-config --write-htpasswd).
     location ^~ /admin/manager/ {

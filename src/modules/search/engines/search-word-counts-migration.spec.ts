@@ -3,12 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { Fts5SearchEngine } from '../../modules/search/engines/fts5-search-engine.js';
-import { createDataSourceOptions } from '../data-source-options.js';
-import { MIGRATIONS } from './index.js';
-import { SearchWordCounts1763800001700 } from './1763800001700-search-word-counts.js';
+import { createDataSourceOptions } from '../../../database/data-source-options.js';
+import { SearchWordCounts1763800001700 } from '../../../database/migrations/1763800001700-search-word-counts.js';
+import { MIGRATIONS } from '../../../database/migrations/index.js';
+import { Fts5SearchEngine } from './fts5-search-engine.js';
 
-/** A SQLite database indexed under migration 1600 (no word counts) is upgraded, searched, and taken back. */
+/**
+ * A SQLite database indexed under migration 1600 (no word counts) is upgraded, searched by the FTS5 engine, and
+ * taken back. It lives beside the engine it drives, so that nothing in src/database but the entity list imports a
+ * feature module.
+ */
 describe('migration 1763800001700 (search word counts) on SQLite', () => {
   const directory = mkdtempSync(join(tmpdir(), 'tb-migration-'));
   const location = join(directory, 'platform.sqlite');
