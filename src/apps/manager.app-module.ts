@@ -32,7 +32,7 @@ export function managerHttpAppOptions(config: PlatformConfig, { ui }: { ui: bool
   return {
     title: 'Toolbox Platform — worker manager',
     description:
-      'Admin API of `tb workers start` (seed 02 C): workers, scaling, rolling updates, nginx, cluster. Every route ' +
+      'Admin API of `tb workers start`: workers, scaling, rolling updates, nginx, cluster. Every route ' +
       'needs X-Cluster-Secret (DATA_DIR/manager.json), or arrives through nginx behind basic auth (docs/workers.md).',
     debug: config.debug,
     log: config.log,

@@ -50,7 +50,7 @@ export class PackageVersionsController {
   @Post(['upload', 'versions'])
   @Authenticated()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Upload a version (multipart); both seed paths are accepted' })
+  @ApiOperation({ summary: 'Upload a version (multipart); /versions and /upload are the same route' })
   @ApiConsumes('multipart/form-data')
   @ApiBody(UPLOAD_BODY)
   @ApiCreatedResponse({ type: UploadedVersionDto })

@@ -12,7 +12,7 @@ export class ResolvedPackageDto {
   @ApiProperty({ type: String, description: 'Signed, time-limited URL of the version file' })
   download_url: string;
 
-  @ApiProperty({ type: String, description: 'SHA-256 (the seed name)' })
+  @ApiProperty({ type: String, description: 'SHA-256 of the file' })
   checksum: string;
 
   @ApiProperty({ type: String, description: 'Repeats checksum' })

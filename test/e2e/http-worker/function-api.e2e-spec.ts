@@ -117,7 +117,7 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
       });
     });
 
-    it('names itself <type>_<hex> when no worker id is given (seed 02 C)', async () => {
+    it('names itself <type>_<hex> when no worker id is given', async () => {
       expect((await json(await fetch(url('/health')))).worker_id).toMatch(/^http_[0-9a-f]{8}$/);
     });
 
