@@ -73,6 +73,14 @@ export default tseslint.config(
                 dependency: { kind: 'value' },
               },
             },
+            // The registry has one front door: other modules, the apps and the CLI import it through its index.ts.
+            {
+              from: { element: { types: { anyOf: ['module', 'app', 'cli'] } } },
+              disallow: {
+                to: { element: { type: 'module', captured: { name: 'registry' }, fileInternalPath: '!index.ts' } },
+              },
+              message: 'Import the registry through src/modules/registry/index.ts, not its inner files.',
+            },
           ],
         },
       ],

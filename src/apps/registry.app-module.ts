@@ -11,7 +11,7 @@ import { AdminModule } from '../modules/admin/admin.module.js';
 import { ArtifactsModule } from '../modules/artifacts/artifacts.module.js';
 import { DiffModule } from '../modules/diff/diff.module.js';
 import { HealthModule } from '../health/health.module.js';
-import { RegistryModule } from '../modules/registry/registry.module.js';
+import { RegistryModule } from '../modules/registry/index.js';
 import { ResolveModule } from '../modules/resolve/resolve.module.js';
 import { SearchModule } from '../modules/search/search.module.js';
 import { QueueModule } from '../queue/queue.module.js';

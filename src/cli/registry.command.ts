@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { loadConfig, type LoadConfigOptions, type PlatformConfig } from '../config/config.js';
-import { RegistryAccountsService } from '../modules/registry/registry-accounts.service.js';
+import { RegistryAccountsService } from '../modules/registry/index.js';
 import { RegistryAppModule, registryHttpAppOptions } from '../apps/registry.app-module.js';
 import { createHttpApp, listen } from '../apps/create-http-app.js';
 import { UsageError } from '../common/errors.js';

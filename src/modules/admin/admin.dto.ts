@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../../common/pagination.js';
-import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/registry-vocabulary.js';
+import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/index.js';
 import { AUDIT_TARGET_TYPES, type AuditTargetType } from './entities/audit-entry.entity.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from './entities/verification-request.entity.js';
 

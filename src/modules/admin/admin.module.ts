@@ -1,8 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { RegistryEvents } from '../registry/registry-events.js';
-import { RegistryModule } from '../registry/registry.module.js';
-import { RegistryAccountsService } from '../registry/registry-accounts.service.js';
+import { RegistryAccountsService, RegistryEvents, RegistryModule } from '../registry/index.js';
 import { AuditController } from './audit.controller.js';
 import { AuditLogService } from './audit-log.service.js';
 import { AuditEntryEntity } from './entities/audit-entry.entity.js';

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { PageFieldsDto } from '../../common/pagination.js';
-import { VERIFICATION_STATUSES, type VerificationStatus } from '../registry/registry-vocabulary.js';
-import { PublisherDto } from '../registry/registry.responses.js';
+import { PublisherDto, VERIFICATION_STATUSES, type VerificationStatus } from '../registry/index.js';
 import { AUDIT_TARGET_TYPES, type AuditTargetType } from './entities/audit-entry.entity.js';
 import { VERIFICATION_METHODS, type VerificationMethod } from './entities/verification-request.entity.js';
 

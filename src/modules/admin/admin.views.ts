@@ -1,8 +1,10 @@
-import type { Caller } from '../registry/caller.js';
-import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
-import type { PublisherStats } from '../registry/publishers.service.js';
-import type { PublisherDto } from '../registry/registry.responses.js';
-import { publisherView } from '../registry/registry.views.js';
+import {
+  type Caller,
+  type PublisherDto,
+  type PublisherEntity,
+  type PublisherStats,
+  publisherView,
+} from '../registry/index.js';
 import type { AuditEntryEntity } from './entities/audit-entry.entity.js';
 import type { VerificationRequestEntity } from './entities/verification-request.entity.js';
 import type {

@@ -4,7 +4,7 @@ import { Authenticated } from '../../auth/access.decorators.js';
 import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { ApiErrors } from '../../common/openapi.js';
 import { PageQuery } from '../../common/pagination.js';
-import type { Caller } from '../registry/caller.js';
+import type { Caller } from '../registry/index.js';
 import { AdminActionDto } from './admin.dto.js';
 import { AdminActionResultDto, PendingPublisherListDto } from './admin.responses.js';
 import { adminActionView, pendingPublisherListView } from './admin.views.js';

@@ -1,4 +1,4 @@
-import { VERIFICATION_STATUSES } from '../registry/entities/publisher.entity.js';
+import { VERIFICATION_STATUSES } from '../registry/index.js';
 import { ADMIN_ACTIONS, isAdminAction, nextStatus, SUBMITTABLE_STATUSES } from './publisher-transitions.js';
 
 describe('publisher transitions', () => {

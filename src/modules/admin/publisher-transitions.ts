@@ -1,4 +1,4 @@
-import type { VerificationStatus } from '../registry/entities/publisher.entity.js';
+import type { VerificationStatus } from '../registry/index.js';
 
 export const ADMIN_ACTIONS = ['verify', 'reject', 'revoke', 'suspend', 'unsuspend'] as const;
 export type AdminAction = (typeof ADMIN_ACTIONS)[number];

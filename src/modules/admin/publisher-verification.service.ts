@@ -3,10 +3,13 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, IsNull, type Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
-import type { Caller } from '../registry/caller.js';
-import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
-import { PublishersService, type PublisherStats } from '../registry/publishers.service.js';
-import { RegistryEvents } from '../registry/registry-events.js';
+import {
+  type Caller,
+  type PublisherEntity,
+  PublishersService,
+  type PublisherStats,
+  RegistryEvents,
+} from '../registry/index.js';
 import { AuditLogService } from './audit-log.service.js';
 import { VerificationRequestEntity, type VerificationMethod } from './entities/verification-request.entity.js';
 import { SUBMITTABLE_STATUSES, TRANSITIONS, type AdminAction } from './publisher-transitions.js';

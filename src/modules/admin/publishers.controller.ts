@@ -3,10 +3,8 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nest
 import { Authenticated, Public } from '../../auth/access.decorators.js';
 import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { PlatformError } from '../../common/errors.js';
-import type { Caller } from '../registry/caller.js';
+import { type Caller, PublishersService, type VerificationStatus } from '../registry/index.js';
 import { ApiErrors } from '../../common/openapi.js';
-import type { VerificationStatus } from '../registry/entities/publisher.entity.js';
-import { PublishersService } from '../registry/publishers.service.js';
 import { ListPublishersQuery, SubmitVerificationDto, verificationDataProblems } from './admin.dto.js';
 import { PublisherDetailDto, PublisherListDto, VerificationSubmittedDto } from './admin.responses.js';
 import {

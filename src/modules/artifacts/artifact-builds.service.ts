@@ -11,8 +11,7 @@ import type { PlatformConfig } from '../../config/config.js';
 import type { ByteRange } from '../../storage/object-store.js';
 import { StorageService } from '../../storage/storage.service.js';
 import { DownloadUrls } from '../../storage/download-urls.js';
-import { owns, type Caller } from '../registry/caller.js';
-import { PackagesService } from '../registry/packages.service.js';
+import { type Caller, owns, PackagesService } from '../registry/index.js';
 import {
   ARCHITECTURES,
   isArchitecture,

@@ -10,7 +10,7 @@ import { ApiErrors, ApiFileResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
 import type { PlatformConfig } from '../../config/config.js';
-import type { Caller } from '../registry/caller.js';
+import type { Caller } from '../registry/index.js';
 import { ArtifactBuildsService } from './artifact-builds.service.js';
 import { canonicalArtifactType } from './artifact-vocabulary.js';
 import { BuildQuery, CreateArtifactDto, ListArtifactsQuery, UPLOAD_BUILD_BODY } from './artifacts.dto.js';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../../common/pagination.js';
-import { NAME_PATTERN } from '../registry/registry.dto.js';
+import { NAME_PATTERN } from '../registry/index.js';
 import {
   ACCEPTED_ARTIFACT_TYPES,
   ARCHITECTURES,

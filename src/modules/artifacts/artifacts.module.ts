@@ -1,7 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DownloadCounters } from '../../storage/download-counters.js';
-import { RegistryModule } from '../registry/registry.module.js';
+import { RegistryModule } from '../registry/index.js';
 import { ArtifactBuildsService } from './artifact-builds.service.js';
 import { ArtifactsController } from './artifacts.controller.js';
 import { ArtifactsService } from './artifacts.service.js';

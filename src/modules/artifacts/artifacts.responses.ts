@@ -1,6 +1,6 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { PageFieldsDto } from '../../common/pagination.js';
-import { PublisherRefDto } from '../registry/registry.responses.js';
+import { PublisherRefDto } from '../registry/index.js';
 import {
   ARCHITECTURES,
   ARTIFACT_TYPES,

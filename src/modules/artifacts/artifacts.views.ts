@@ -1,5 +1,4 @@
-import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
-import { publisherRef } from '../registry/registry.views.js';
+import { type PublisherEntity, publisherRef } from '../registry/index.js';
 import type { ArtifactBuildEntity } from './entities/artifact-build.entity.js';
 import type { ArtifactVersionEntity } from './entities/artifact-version.entity.js';
 import type { ArtifactEntity } from './entities/artifact.entity.js';

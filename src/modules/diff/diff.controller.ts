@@ -7,7 +7,7 @@ import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { RequestBaseUrl } from '../../common/request-base-url.js';
 import { ApiErrors, ApiFileResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
-import type { Caller } from '../registry/caller.js';
+import type { Caller } from '../registry/index.js';
 import { CreateDiffDto, createDiffRequestOf } from './diff.dto.js';
 import { DiffService, type DiffOutcome } from './diff.service.js';
 import { DiffInfoDto, DiffPendingDto } from './diff.responses.js';

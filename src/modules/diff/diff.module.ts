@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { RegistryModule } from '../registry/registry.module.js';
+import { RegistryModule } from '../registry/index.js';
 import { DeltaGenerator } from './delta-generator.js';
 import { DiffController } from './diff.controller.js';
 import { DiffService } from './diff.service.js';

@@ -10,11 +10,13 @@ import type { PlatformConfig } from '../../config/config.js';
 import { JOB_QUEUE, type JobQueue } from '../../queue/job-queue.js';
 import type { ByteRange } from '../../storage/object-store.js';
 import { StorageService } from '../../storage/storage.service.js';
-import type { Caller } from '../registry/caller.js';
-import type { PackageVersionEntity } from '../registry/entities/package-version.entity.js';
-import type { PackageEntity } from '../registry/entities/package.entity.js';
-import { PackagesService } from '../registry/packages.service.js';
-import { RegistryEvents } from '../registry/registry-events.js';
+import {
+  type Caller,
+  type PackageEntity,
+  PackagesService,
+  type PackageVersionEntity,
+  RegistryEvents,
+} from '../registry/index.js';
 import { DeltaGenerator } from './delta-generator.js';
 import { PackageDeltaEntity } from './entities/package-delta.entity.js';
 import {

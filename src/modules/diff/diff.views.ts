@@ -1,4 +1,4 @@
-import type { PackageEntity } from '../registry/entities/package.entity.js';
+import type { PackageEntity } from '../registry/index.js';
 import type { PackageDeltaEntity } from './entities/package-delta.entity.js';
 import type { DiffInfoDto, DiffPendingDto } from './diff.responses.js';
 

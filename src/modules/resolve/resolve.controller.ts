@@ -4,7 +4,7 @@ import { Public } from '../../auth/access.decorators.js';
 import { CurrentCaller } from '../../auth/current-caller.decorator.js';
 import { RequestBaseUrl } from '../../common/request-base-url.js';
 import type { RequirementInput } from '../../packaging/requirement.js';
-import type { Caller } from '../registry/caller.js';
+import type { Caller } from '../registry/index.js';
 import { ApiErrors } from '../../common/openapi.js';
 import { CheckCompatibilityDto, ResolveRequestDto } from './resolve.dto.js';
 import { CompatibilityDto, ResolutionDto } from './resolve.responses.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RegistryModule } from '../registry/registry.module.js';
+import { RegistryModule } from '../registry/index.js';
 import { ResolveController } from './resolve.controller.js';
 import { ResolveService } from './resolve.service.js';
 

@@ -7,10 +7,7 @@ import {
   satisfiesHost,
   type RequirementInput,
 } from '../../packaging/requirement.js';
-import type { Caller } from '../registry/caller.js';
-import { pickLatestVersion } from '../registry/latest-version.js';
-import { PackageCatalogRepository } from '../registry/package-catalog.repository.js';
-import { PackageVersionsService } from '../registry/package-versions.service.js';
+import { type Caller, PackageCatalogRepository, PackageVersionsService, pickLatestVersion } from '../registry/index.js';
 import { resolveDependencies } from './resolve-dependencies.js';
 import { VisibleVersionCatalog, type VersionPayload } from './visible-version-catalog.js';
 

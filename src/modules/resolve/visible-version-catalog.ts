@@ -1,8 +1,6 @@
 import { PlatformError } from '../../common/errors.js';
 import { isValidPackageName, parseRequirement, type Requirement } from '../../packaging/requirement.js';
-import type { Caller } from '../registry/caller.js';
-import { isVisible } from '../registry/package-visibility.js';
-import type { PackageCatalogRepository, PackageVersionRow } from '../registry/package-catalog.repository.js';
+import { type Caller, isVisible, type PackageCatalogRepository, type PackageVersionRow } from '../registry/index.js';
 import type { CandidateVersion, PackageCatalog } from './resolve-dependencies.js';
 
 /** What the resolve service needs back about a chosen version. */

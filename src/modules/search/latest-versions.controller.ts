@@ -4,7 +4,7 @@ import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags }
 import type { Request, Response } from 'express';
 import { Public } from '../../auth/access.decorators.js';
 import { CurrentCaller } from '../../auth/current-caller.decorator.js';
-import type { Caller } from '../registry/caller.js';
+import type { Caller } from '../registry/index.js';
 import { ApiErrors } from '../../common/openapi.js';
 import { LatestVersionsBody, LatestVersionsQuery } from './latest-versions.dto.js';
 import { LatestVersionsService } from './latest-versions.service.js';

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isValidPackageName } from '../../packaging/requirement.js';
-import type { Caller } from '../registry/caller.js';
-import { PackageCatalogRepository, type LatestVersionRow } from '../registry/package-catalog.repository.js';
-import { isVisible } from '../registry/package-visibility.js';
+import { type Caller, isVisible, type LatestVersionRow, PackageCatalogRepository } from '../registry/index.js';
 
 export const LATEST_VERSIONS_MAX_NAMES = 1000;
 

@@ -1,10 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import cluster from 'node:cluster';
 import { inClusterWorker } from '../../cluster/cluster-bus.js';
-import type { PackageEntity } from '../registry/entities/package.entity.js';
-import { PackageCatalogRepository } from '../registry/package-catalog.repository.js';
-import { PackagesService } from '../registry/packages.service.js';
-import { RegistryEvents } from '../registry/registry-events.js';
+import { PackageCatalogRepository, type PackageEntity, PackagesService, RegistryEvents } from '../registry/index.js';
 import { SEARCH_ENGINE, type SearchDocument, type SearchEngine } from './engines/search-engine.js';
 
 const PACKAGES_PER_BATCH = 2000;

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { PageQuery } from '../../common/pagination.js';
-import { PACKAGE_TYPES, type PackageType } from '../registry/registry-vocabulary.js';
+import { PACKAGE_TYPES, type PackageType } from '../registry/index.js';
 import { QUERY_MAX_LENGTH } from './search-terms.js';
 
 export const SUGGEST_DEFAULT_LIMIT = 5;

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { PlatformConfig } from '../../config/config.js';
 import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import { RegistryModule } from '../registry/registry.module.js';
+import { RegistryModule } from '../registry/index.js';
 import { createSearchEngine } from './engines/create-search-engine.js';
 import { SEARCH_ENGINE } from './engines/search-engine.js';
 import { LatestVersionsController } from './latest-versions.controller.js';

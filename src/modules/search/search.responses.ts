@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PackageListItemDto } from '../registry/registry.responses.js';
+import { PackageListItemDto } from '../registry/index.js';
 
 /** Response bodies of search and the batch latest-versions lookup; mapped in search.views.ts. */
 

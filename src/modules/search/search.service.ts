@@ -2,12 +2,14 @@ import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs
 import { LocalMessageBroker, MESSAGE_BROKER, type MessageBroker } from '../../broker/index.js';
 import { PlatformError } from '../../common/errors.js';
 import { offsetOf } from '../../common/pagination.js';
-import type { Caller } from '../registry/caller.js';
-import type { PackageEntity } from '../registry/entities/package.entity.js';
-import type { PublisherEntity } from '../registry/entities/publisher.entity.js';
-import type { PackageType } from '../registry/registry-vocabulary.js';
-import { PackageCatalogRepository } from '../registry/package-catalog.repository.js';
-import { RegistryEvents } from '../registry/registry-events.js';
+import {
+  type Caller,
+  PackageCatalogRepository,
+  type PackageEntity,
+  type PackageType,
+  type PublisherEntity,
+  RegistryEvents,
+} from '../registry/index.js';
 import { CountCache } from './count-cache.js';
 import { SEARCH_ENGINE, type SearchEngine } from './engines/search-engine.js';
 import { PREFIX_MIN_LENGTH, QUERY_MAX_LENGTH, parseQuery, words } from './search-terms.js';

@@ -1,4 +1,4 @@
-import { packageListItem } from '../registry/registry.views.js';
+import { packageListItem } from '../registry/index.js';
 import type { LatestVersions } from './latest-versions.service.js';
 import type { LatestVersionsDto, SearchResponseDto } from './search.responses.js';
 import type { SearchHit } from './search.service.js';

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonText, utcDate } from '../../../database/column-transformers.js';
-import type { VerificationStatus } from '../../registry/entities/publisher.entity.js';
+import type { VerificationStatus } from '../../registry/index.js';
 
 export const VERIFICATION_METHODS = ['github', 'domain', 'email', 'manual'] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];

@@ -1,4 +1,4 @@
-import type { PackageType } from '../../registry/registry-vocabulary.js';
+import type { PackageType } from '../../registry/index.js';
 import type { QueryTerm } from '../search-terms.js';
 
 /** What the search index holds of one package: its text, and what ranking and visibility read. */
