@@ -10,11 +10,12 @@
  * `--main` runs another build of `tb` (a checkout of the code before a change) with the same load, so the two
  * are measured by the same client in the same window. Needs wrk (`apt-get install wrk`).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startRegistryProcess } from './support/registry-process.js';
 import { parseWrkOutput, wrkInstalled, type WrkFigures } from './support/wrk.js';
 
 const SECRET = 'bench-secret-0123456789abcdefghij';
@@ -27,28 +28,12 @@ const main = argument('--main') ?? join(dirname(fileURLToPath(import.meta.url)),
 
 async function startRegistry(env: Record<string, string>): Promise<{ baseUrl: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-bench-counters-'));
-  const child = spawn(process.execPath, [main, 'registry', '--port', '0', '--workers', workers], {
-    env: { PATH: process.env.PATH ?? '', PLATFORM_JWT_SECRET: SECRET, HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /Registry ready at (http:\/\/[^/\s]+)/.exec(output);
-      if (ready) resolve(ready[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the registry exited with ${code}: ${output}`)));
-  });
-  child.stdout.resume();
+  // Only what the benchmark names: no REDIS_URL from the shell (the counters measured are the ones without Redis).
+  const registry = await startRegistryProcess({ dataDir, secret: SECRET, workers, env, main, inheritEnv: false });
   return {
-    baseUrl,
+    baseUrl: registry.baseUrl,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await registry.stop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -19,12 +19,16 @@ export async function startRegistryProcess(options: {
   secret: string;
   workers?: string;
   env?: Record<string, string>;
+  /** The compiled `tb` to run; the one beside this benchmark unless set. */
+  main?: string;
+  /** Whether the registry inherits this process's environment (default true); without it, only PATH. */
+  inheritEnv?: boolean;
 }): Promise<RegistryProcess> {
-  const main = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'main.js');
+  const main = options.main ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'main.js');
   const args = [main, 'registry', '--port', '0', '--data-dir', options.dataDir, '--workers', options.workers ?? '1'];
   const child = spawn(process.execPath, args, {
     env: {
-      ...process.env,
+      ...(options.inheritEnv === false ? { PATH: process.env.PATH ?? '' } : process.env),
       PLATFORM_JWT_SECRET: options.secret,
       HOST: '127.0.0.1',
       RATE_LIMIT_ANON_PER_HOUR: '100000000',

@@ -134,6 +134,41 @@ export function relayBetween(children: () => ChildProcess[]): (message: unknown,
   return (message, sender) => void relayBrokerMessages(message, sender, children);
 }
 
+/** A WS worker and an HTTP worker in processes of their own, sharing one database and one broker. */
+export interface WorkerPair {
+  ws: SpawnedWorker;
+  http: SpawnedWorker;
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns a WS worker, then an HTTP worker (one after the other: both migrate the same database at start), with
+ * their broker: Redis on MySQL + Redis, without Redis the parent's IPC relay (the caller plays the worker
+ * manager's part).
+ */
+export async function spawnWorkerPair(backend: Backend): Promise<WorkerPair> {
+  const viaRedis = backend.name === 'mysql+redis';
+  const environment = await wsWorkerEnvironment(backend, {
+    MESSAGE_BROKER: viaRedis ? 'redis' : 'ipc',
+    HTTP_WORKER_HOST: '127.0.0.1',
+    HTTP_WORKER_PORT: '0',
+  });
+  const workers: SpawnedWorker[] = [];
+  const relay = relayBetween((): ChildProcess[] => workers.map((worker) => worker.child));
+  const stop = async () => {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await environment.dispose();
+  };
+  try {
+    workers.push(await spawnWorker('ws', environment.env, relay));
+    workers.push(await spawnWorker('http', environment.env, relay));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { ws: workers[0], http: workers[1], stop };
+}
+
 /** A `tb_session` cookie for `user` signed by the worker's own SessionCookies. */
 export function sessionCookieFor(
   worker: WsWorkerUnderTest,

@@ -1,12 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { backends } from '../../support/backends.js';
 import {
   WsClient,
-  relayBetween,
-  spawnWorker,
+  spawnWorkerPair,
   tokenWithLevel,
-  wsWorkerEnvironment,
   type SpawnedWorker,
+  type WorkerPair,
 } from '../../support/ws-worker-under-test.js';
 
 /**
@@ -15,26 +13,14 @@ import {
  * the worker manager's part).
  */
 describe.each(backends())('WebSocket channels from an HTTP worker function (%s)', (backend) => {
-  const workers: SpawnedWorker[] = [];
   const clients: WsClient[] = [];
   let http: SpawnedWorker;
   let ws: SpawnedWorker;
-  let dispose: () => Promise<void>;
+  let pair: WorkerPair;
 
   beforeAll(async () => {
-    const viaRedis = backend.name === 'mysql+redis';
-    const environment = await wsWorkerEnvironment(backend, {
-      MESSAGE_BROKER: viaRedis ? 'redis' : 'ipc',
-      HTTP_WORKER_HOST: '127.0.0.1',
-      HTTP_WORKER_PORT: '0',
-    });
-    dispose = environment.dispose;
-    const relay = relayBetween((): ChildProcess[] => workers.map((worker) => worker.child));
-    // One after the other: both migrate the same database at start (the manager migrates once, before).
-    ws = await spawnWorker('ws', environment.env, relay);
-    workers.push(ws);
-    http = await spawnWorker('http', environment.env, relay);
-    workers.push(http);
+    pair = await spawnWorkerPair(backend);
+    ({ ws, http } = pair);
   });
 
   afterEach(() => {
@@ -42,8 +28,7 @@ describe.each(backends())('WebSocket channels from an HTTP worker function (%s)'
   });
 
   afterAll(async () => {
-    await Promise.all(workers.map((worker) => worker.stop()));
-    await dispose?.();
+    await pair?.stop();
   });
 
   // kwargs from the query (POST: the functions' apiMethods).

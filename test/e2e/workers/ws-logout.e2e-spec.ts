@@ -1,16 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { SessionToken } from '../../../src/auth/session-cookie/session-token.js';
 import { backends } from '../../support/backends.js';
 import { TEST_SECRET } from '../../support/registry-under-test.js';
 import { workerAccessToken } from '../../support/worker-under-test.js';
-import {
-  WsClient,
-  relayBetween,
-  spawnWorker,
-  wsWorkerEnvironment,
-  type SpawnedWorker,
-} from '../../support/ws-worker-under-test.js';
+import { WsClient, spawnWorkerPair, type SpawnedWorker, type WorkerPair } from '../../support/ws-worker-under-test.js';
 
 /**
  * A logout on an HTTP worker closes the WebSocket connections opened with what it ended, on a WS worker in
@@ -18,26 +11,14 @@ import {
  * relay without Redis; this test process plays the worker manager's part).
  */
 describe.each(backends())('WebSocket connections end with their session ($name)', (backend) => {
-  const workers: SpawnedWorker[] = [];
   const clients: WsClient[] = [];
   let http: SpawnedWorker;
   let ws: SpawnedWorker;
-  let dispose: () => Promise<void>;
+  let pair: WorkerPair;
 
   beforeAll(async () => {
-    const viaRedis = backend.name === 'mysql+redis';
-    const environment = await wsWorkerEnvironment(backend, {
-      MESSAGE_BROKER: viaRedis ? 'redis' : 'ipc',
-      HTTP_WORKER_HOST: '127.0.0.1',
-      HTTP_WORKER_PORT: '0',
-    });
-    dispose = environment.dispose;
-    const relay = relayBetween((): ChildProcess[] => workers.map((worker) => worker.child));
-    // One after the other: both migrate the same database at start.
-    ws = await spawnWorker('ws', environment.env, relay);
-    workers.push(ws);
-    http = await spawnWorker('http', environment.env, relay);
-    workers.push(http);
+    pair = await spawnWorkerPair(backend);
+    ({ ws, http } = pair);
   });
 
   afterEach(() => {
@@ -45,8 +26,7 @@ describe.each(backends())('WebSocket connections end with their session ($name)'
   });
 
   afterAll(async () => {
-    await Promise.all(workers.map((worker) => worker.stop()));
-    await dispose?.();
+    await pair?.stop();
   });
 
   const logout = (headers: Record<string, string>) =>
