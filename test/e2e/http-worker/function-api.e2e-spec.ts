@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
+import { sendRaw } from '../../support/raw-request.js';
 import { HttpWorkerTestModsModule } from '../../support/http-worker-test-mods.js';
 import { startHttpWorker, type HttpWorkerUnderTest } from '../../support/worker-under-test.js';
 
@@ -44,44 +45,19 @@ const closing = `--${BOUNDARY}--\r\n`;
  * Posts a hand-built multipart body (all of it, or only its start with the connection kept open) and resolves
  * with the status and exec_code of the answer, or 'no answer' after 3 s.
  */
-function postRaw(
+async function postRaw(
   address: string,
   body: string,
   options: { contentType?: string; end?: boolean; contentLength?: number } = {},
 ): Promise<{ status: number; execCode: unknown; elapsedMs: number } | 'no answer'> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const headers: Record<string, string> = {
-      'content-type': options.contentType ?? `multipart/form-data; boundary=${BOUNDARY}`,
-    };
-    if (options.end !== false || options.contentLength !== undefined) {
-      headers['content-length'] = String(options.contentLength ?? Buffer.byteLength(body));
-    }
-    const req = httpRequest(address, { method: 'POST', headers });
-    const timer = setTimeout(() => {
-      req.destroy();
-      resolve('no answer');
-    }, 3000);
-    req.on('error', () => undefined);
-    req.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        clearTimeout(timer);
-        let execCode: unknown;
-        try {
-          execCode = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { info?: { exec_code?: unknown } }).info
-            ?.exec_code;
-        } catch {
-          execCode = undefined;
-        }
-        req.destroy();
-        resolve({ status: response.statusCode ?? 0, execCode, elapsedMs: Date.now() - started });
-      });
-    });
-    req.write(body);
-    if (options.end !== false) req.end();
+  const { contentType, ...rest } = options;
+  const answer = await sendRaw(address, {
+    ...rest,
+    body,
+    headers: { 'content-type': contentType ?? `multipart/form-data; boundary=${BOUNDARY}` },
   });
+  if (answer === 'no answer') return answer;
+  return { status: answer.status, execCode: answer.json?.info?.exec_code, elapsedMs: answer.elapsedMs };
 }
 
 const USER = { id: 'usr_0123456789abcdef01234567', username: 'ada', level: 1 };

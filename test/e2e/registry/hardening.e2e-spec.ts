@@ -13,6 +13,7 @@ import {
 } from '../../../src/common/staging-owner.js';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
+import { sendRaw } from '../../support/raw-request.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import {
   ADMIN,
@@ -124,47 +125,22 @@ interface RawAnswer {
 }
 
 /**
- * Sends a hand-built body (all of it, or only a first part when `end` is false, keeping the connection open)
- * and resolves with the answer, or 'no answer' after `waitMs`.
+ * A hand-built POST (see sendRaw) with the caller's token, answered as its status, the error body's `code` and
+ * the time it took.
  */
-function sendRaw(
+async function sendRawAs(
   baseUrl: string,
   path: string,
   token: string,
   options: { contentType: string; body: Buffer | string; end?: boolean; contentLength?: number; waitMs?: number },
 ): Promise<RawAnswer | 'no answer'> {
-  const body = typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': options.contentType };
-    if (options.end !== false || options.contentLength !== undefined) {
-      headers['content-length'] = String(options.contentLength ?? body.length);
-    }
-    const req = httpRequest(new URL(path, baseUrl), { method: 'POST', headers });
-    const timer = setTimeout(() => {
-      req.destroy();
-      resolve('no answer');
-    }, options.waitMs ?? 3000);
-    req.on('error', () => undefined);
-    req.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        clearTimeout(timer);
-        const elapsedMs = Date.now() - started;
-        let code: string | undefined;
-        try {
-          code = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: string }).code;
-        } catch {
-          code = undefined;
-        }
-        req.destroy();
-        resolve({ status: response.statusCode ?? 0, code, elapsedMs });
-      });
-    });
-    req.write(body);
-    if (options.end !== false) req.end();
+  const { contentType, ...rest } = options;
+  const answer = await sendRaw(new URL(path, baseUrl), {
+    ...rest,
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
   });
+  if (answer === 'no answer') return answer;
+  return { status: answer.status, code: answer.json?.code, elapsedMs: answer.elapsedMs };
 }
 
 const BOUNDARY = 'tbfuzzboundary';
@@ -191,6 +167,28 @@ describe.each(backends())('registry hardening on $name', (backend) => {
   afterAll(async () => {
     await registry?.close();
   });
+
+  /**
+   * Starts the owner's upload of `version` of Hardened: the version field and the file part's headers, with 10 MiB
+   * announced; `written` runs once they are sent. The caller writes more, or destroys the request.
+   */
+  const startVersionUpload = (version: string, written?: () => void) => {
+    const req = httpRequest(new URL('/api/v1/packages/Hardened/versions', registry.baseUrl), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${owner.client.bearer}`,
+        'content-type': MULTIPART,
+        'content-length': String(10 * 1024 * 1024),
+      },
+    });
+    req.on('error', () => undefined);
+    req.write(
+      fieldPart('version', version) +
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n`,
+      written,
+    );
+    return req;
+  };
 
   describe('aborted uploads', () => {
     it('leave no staged file and no open descriptor after 20 aborts', async () => {
@@ -323,7 +321,7 @@ describe.each(backends())('registry hardening on $name', (backend) => {
       ['a multipart package create', '/api/v1/packages'],
     ])('on %s', (_label, path) => {
       it.each(cases)('answers %s within a second and leaves nothing staged', async (_name, input, status, code) => {
-        const answer = await sendRaw(registry.baseUrl, path, owner.client.bearer!, {
+        const answer = await sendRawAs(registry.baseUrl, path, owner.client.bearer!, {
           contentType: input.contentType ?? MULTIPART,
           body: input.body,
         });
@@ -343,7 +341,7 @@ describe.each(backends())('registry hardening on $name', (backend) => {
       ['declared as 50 MiB', 50 * 1024 * 1024],
       ['sent chunked', undefined],
     ])('answers a field that never ends (%s) with 413 within a second', async (_label, contentLength) => {
-      const answer = await sendRaw(registry.baseUrl, '/api/v1/packages/Hardened/versions', owner.client.bearer!, {
+      const answer = await sendRawAs(registry.baseUrl, '/api/v1/packages/Hardened/versions', owner.client.bearer!, {
         contentType: MULTIPART,
         body:
           fieldPart('version', '5.1.0') +
@@ -363,7 +361,7 @@ describe.each(backends())('registry hardening on $name', (backend) => {
         homepage: 'https://example.com',
       });
       expect(response.status).toBe(201);
-      const answer = await sendRaw(registry.baseUrl, '/api/v1/artifacts/hardened-app/builds', owner.client.bearer!, {
+      const answer = await sendRawAs(registry.baseUrl, '/api/v1/artifacts/hardened-app/builds', owner.client.bearer!, {
         contentType: MULTIPART,
         body: fieldPart('version', '1.0.0') + filePart('file', 'bin') + filePart('file', 'bin') + closing,
       });
@@ -381,7 +379,7 @@ describe.each(backends())('registry hardening on $name', (backend) => {
     it('takes the version from a field sent after the file', async () => {
       await createPackage(owner.client, 'LateVersion');
       const zip = samplePackageZip('5.3.0').toString('latin1');
-      const answer = await sendRaw(registry.baseUrl, '/api/v1/packages/LateVersion/versions', owner.client.bearer!, {
+      const answer = await sendRawAs(registry.baseUrl, '/api/v1/packages/LateVersion/versions', owner.client.bearer!, {
         contentType: MULTIPART,
         body: Buffer.from(filePart('file', zip) + fieldPart('version', '5.3.0') + closing, 'latin1'),
       });
@@ -393,21 +391,9 @@ describe.each(backends())('registry hardening on $name', (backend) => {
     });
 
     it('leaves no staging directory after uploads aborted as their file part starts', async () => {
-      const head =
-        fieldPart('version', '5.2.0') +
-        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n`;
       for (let i = 0; i < 20; i += 1) {
         await new Promise<void>((resolve) => {
-          const req = httpRequest(new URL('/api/v1/packages/Hardened/versions', registry.baseUrl), {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${owner.client.bearer}`,
-              'content-type': MULTIPART,
-              'content-length': String(10 * 1024 * 1024),
-            },
-          });
-          req.on('error', () => undefined);
-          req.write(head, () => {
+          const req = startVersionUpload('5.2.0', () => {
             req.destroy();
             resolve();
           });
@@ -471,19 +457,7 @@ describe.each(backends())('registry hardening on $name', (backend) => {
     });
 
     it('stages each upload under a name that records this process as its owner', async () => {
-      const head =
-        fieldPart('version', '6.0.0') +
-        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n`;
-      const req = httpRequest(new URL('/api/v1/packages/Hardened/versions', registry.baseUrl), {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${owner.client.bearer}`,
-          'content-type': MULTIPART,
-          'content-length': String(10 * 1024 * 1024),
-        },
-      });
-      req.on('error', () => undefined);
-      req.write(head);
+      const req = startVersionUpload('6.0.0');
       req.write(Buffer.alloc(64 * 1024, 1));
       try {
         const entries = await eventually(
