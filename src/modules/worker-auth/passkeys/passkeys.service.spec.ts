@@ -7,7 +7,7 @@ import { UserIdentityEntity } from '../entities/user-identity.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { UsersService } from '../users.service.js';
 import { PasskeyEntity } from './passkey.entity.js';
-import { PASSKEY_CHALLENGE_TTL_SECONDS, PasskeysService } from './passkeys.service.js';
+import { MAX_PASSKEYS_PER_USER, PASSKEY_CHALLENGE_TTL_SECONDS, PasskeysService } from './passkeys.service.js';
 import type { RelyingParty } from './webauthn-wire.js';
 
 const ORIGIN = 'https://app.example.test';
@@ -184,6 +184,23 @@ describe('PasskeysService', () => {
         message: 'This passkey is registered to another account',
       });
       expect(await service.list(other.id)).toEqual([]);
+    });
+
+    it('refuses a passkey beyond the most an account may hold, also from ceremonies started side by side', async () => {
+      const user = await newUser();
+      for (let index = 0; index < MAX_PASSKEYS_PER_USER - 1; index += 1) {
+        const answer = new SoftAuthenticator().create(await service.registrationOptions(user.id, PARTY), ORIGIN);
+        await service.register(user.id, answer, PARTY);
+      }
+      const [first, second] = [
+        await service.registrationOptions(user.id, PARTY),
+        await service.registrationOptions(user.id, PARTY),
+      ];
+      await service.register(user.id, new SoftAuthenticator().create(first, ORIGIN), PARTY);
+      const beyond = new SoftAuthenticator().create(second, ORIGIN);
+      expect(await refusal(service.register(user.id, beyond, PARTY))).toMatchObject({ code: 'CONFLICT' });
+      expect(await refusal(service.registrationOptions(user.id, PARTY))).toMatchObject({ code: 'CONFLICT' });
+      expect(await service.list(user.id)).toHaveLength(MAX_PASSKEYS_PER_USER);
     });
 
     it('refuses a credential that is not an object, or fields that are not base64url', async () => {

@@ -119,6 +119,12 @@ export class PasskeysService {
       throw new PlatformError('UNAUTHORIZED', `Registration verification failed: ${(error as Error).message}`);
     }
     if (!verification.verified) throw new PlatformError('UNAUTHORIZED', 'Registration verification failed');
+    // Checked again here: ceremonies started side by side all passed the check at their start.
+    if ((await this.passkeys.countBy({ userId: user.id })) >= MAX_PASSKEYS_PER_USER)
+      throw new PlatformError(
+        'CONFLICT',
+        `An account keeps at most ${MAX_PASSKEYS_PER_USER} passkeys; remove one first`,
+      );
     const registered = verification.registrationInfo.credential;
     const credentialKey = keyOf(registered.id);
     const taken = await this.passkeys.findOneBy({ credentialKey });
