@@ -525,6 +525,36 @@ describe('workerAuth section', () => {
       expect.stringContaining('DISCORD_TOKEN_URL'),
     ]);
   });
+
+  it("takes the passkey relying party from WEBAUTHN_*, else the workers' or the registry's public URL", () => {
+    expect(loadConfig({}).workerAuth.webauthn).toEqual({ rpId: null, rpName: 'Toolbox', origins: [] });
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://hub.example.com/' }).workerAuth.webauthn).toMatchObject({
+      rpId: 'hub.example.com',
+      origins: ['https://hub.example.com'],
+    });
+    expect(
+      loadConfig({ PUBLIC_BASE_URL: 'https://hub.example.com', WORKER_PUBLIC_BASE_URL: 'https://app.example.com:8443' })
+        .workerAuth.webauthn,
+    ).toMatchObject({ rpId: 'app.example.com', origins: ['https://app.example.com:8443'] });
+    expect(
+      loadConfig({
+        WEBAUTHN_RP_ID: 'Example.com',
+        WEBAUTHN_ORIGINS: 'https://example.com, https://app.example.com/',
+        WEBAUTHN_RP_NAME: 'My Box',
+      }).workerAuth.webauthn,
+    ).toEqual({ rpId: 'example.com', rpName: 'My Box', origins: ['https://example.com', 'https://app.example.com'] });
+  });
+
+  it('refuses an RP id with a scheme or port, and origins that are not on the RP id', () => {
+    expect(problemsOf({ WEBAUTHN_RP_ID: 'https://example.com' })).toEqual([expect.stringContaining('WEBAUTHN_RP_ID')]);
+    expect(problemsOf({ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://example.org' })).toEqual([
+      'WEBAUTHN_ORIGINS entry https://example.org is not on WEBAUTHN_RP_ID example.com or a subdomain of it',
+    ]);
+    expect(problemsOf({ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://badexample.com' })).toHaveLength(1);
+    expect(problemsOf({ WEBAUTHN_ORIGINS: 'https://example.com/login' })).toEqual([
+      expect.stringContaining('WEBAUTHN_ORIGINS entries must be origins'),
+    ]);
+  });
 });
 
 describe('documentation of the configuration', () => {

@@ -117,6 +117,18 @@ export interface WorkerAuthConfig {
   oauthAllowedRedirectOrigins: string[];
   discord: OAuthProviderConfig;
   google: OAuthProviderConfig;
+  /** Passkeys (WebAuthn): the relying party the browser binds credentials to. */
+  webauthn: WebAuthnConfig;
+}
+
+/**
+ * WEBAUTHN_RP_ID / WEBAUTHN_ORIGINS / WEBAUTHN_RP_NAME. Without them the host and origin of WORKER_PUBLIC_BASE_URL,
+ * else PUBLIC_BASE_URL; with neither (null / []) the worker's own Host of each request.
+ */
+export interface WebAuthnConfig {
+  rpId: string | null;
+  rpName: string;
+  origins: string[];
 }
 
 /** The worker manager (`tb workers start`): admin API address, health checks, restart policy. */
@@ -859,7 +871,39 @@ function workerAuthSection(read: EnvironmentReader): WorkerAuthConfig {
       token: 'https://oauth2.googleapis.com/token',
       userinfo: 'https://openidconnect.googleapis.com/v1/userinfo',
     }),
+    webauthn: webAuthnSection(read, baseUrl('WORKER_PUBLIC_BASE_URL') ?? baseUrl('PUBLIC_BASE_URL')),
   };
+}
+
+function webAuthnSection(read: EnvironmentReader, baseUrl: string | null): WebAuthnConfig {
+  let base: URL | null = null;
+  try {
+    base = baseUrl ? new URL(baseUrl) : null;
+  } catch {
+    base = null;
+  }
+  const rpId = read.string('WEBAUTHN_RP_ID')?.toLowerCase() ?? base?.hostname ?? null;
+  // A relying party id is a bare domain: no scheme, port or path (WebAuthn compares it with the origin's host).
+  if (rpId !== null && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(rpId))
+    read.problems.push(`WEBAUTHN_RP_ID must be a domain like example.com, without scheme or port (got "${rpId}")`);
+  const configured = read.list('WEBAUTHN_ORIGINS').map((origin) => origin.replace(/\/+$/, ''));
+  const origins = configured.length > 0 ? configured : base ? [base.origin] : [];
+  for (const origin of origins) {
+    let host: string | null = null;
+    if (/^https?:\/\/[^/\s]+$/i.test(origin)) {
+      try {
+        host = new URL(origin).hostname;
+      } catch {
+        host = null;
+      }
+    }
+    if (host === null)
+      read.problems.push(`WEBAUTHN_ORIGINS entries must be origins like https://app.example.com (got "${origin}")`);
+    // Browsers only use a credential on the RP id's own host or its subdomains.
+    else if (rpId !== null && host !== rpId && !host.endsWith(`.${rpId}`))
+      read.problems.push(`WEBAUTHN_ORIGINS entry ${origin} is not on WEBAUTHN_RP_ID ${rpId} or a subdomain of it`);
+  }
+  return { rpId, rpName: read.string('WEBAUTHN_RP_NAME') ?? 'Toolbox', origins };
 }
 
 /** The memory map SQLite reads its file through by default: a 100,000-package registry fits (270 MB). */

@@ -9,6 +9,7 @@ import { GatewayUserEntity } from '../modules/gateway/entities/gateway-user.enti
 import { AuthStoreEntryEntity } from '../auth/shared-store/auth-store-entry.entity.js';
 import { UserEntity } from '../modules/worker-auth/entities/user.entity.js';
 import { UserIdentityEntity } from '../modules/worker-auth/entities/user-identity.entity.js';
+import { PasskeyEntity } from '../modules/worker-auth/passkeys/passkey.entity.js';
 import { QueueJobEntity } from '../queue/queue-job.entity.js';
 import { PackageDeltaEntity } from '../modules/diff/entities/package-delta.entity.js';
 import { PackageVersionEntity } from '../modules/registry/entities/package-version.entity.js';
@@ -46,4 +47,5 @@ export const ENTITIES = [
   AuthStoreEntryEntity,
   UserEntity,
   UserIdentityEntity,
+  PasskeyEntity,
 ];

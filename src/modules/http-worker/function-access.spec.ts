@@ -10,6 +10,14 @@ describe('isOpenFunction', () => {
     expect(isOpenFunction('M', 'reopen', [])).toBe(false);
     expect(isOpenFunction('Open', 'x', ['Open.Mod'])).toBe(false);
   });
+
+  it('opens the passkey login functions, and not the passkey registration', () => {
+    expect(isOpenFunction('CloudM.Auth', 'passkey_login_start', [])).toBe(true);
+    expect(isOpenFunction('CloudM.Auth', 'passkey_login_finish', [])).toBe(true);
+    expect(isOpenFunction('CloudM.Auth', 'passkey_register_start', [])).toBe(false);
+    expect(isOpenFunction('CloudM.Auth', 'delete_passkey', [])).toBe(false);
+    expect(isOpenFunction('Other', 'passkey_login_start', [])).toBe(false);
+  });
 });
 
 describe('decideAccess', () => {

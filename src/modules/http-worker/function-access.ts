@@ -14,9 +14,19 @@ export interface AccessQuestion {
   openModules: readonly string[];
 }
 
-/** A function is open when its module is listed in OPEN_MODULES or its name starts with `open`. */
+/** Functions a caller without a session must reach: a login cannot need one. */
+const OPEN_FUNCTION_KEYS: ReadonlySet<string> = new Set([
+  'CloudM.Auth.passkey_login_start',
+  'CloudM.Auth.passkey_login_finish',
+]);
+
+/** A function is open when its module is listed in OPEN_MODULES, its name starts with `open`, or it is a login. */
 export function isOpenFunction(module: string, functionName: string, openModules: readonly string[]): boolean {
-  return functionName.startsWith('open') || openModules.includes(module);
+  return (
+    functionName.startsWith('open') ||
+    openModules.includes(module) ||
+    OPEN_FUNCTION_KEYS.has(`${module}.${functionName}`)
+  );
 }
 
 /**

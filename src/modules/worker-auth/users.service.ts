@@ -170,6 +170,11 @@ export class UsersService {
     }
   }
 
+  /** Notes a login that needed no provider profile (a passkey). */
+  recordLogin(user: UserEntity): Promise<UserEntity> {
+    return this.touch(user, new Date());
+  }
+
   private async touch(user: UserEntity, now: Date): Promise<UserEntity> {
     await this.users.update({ id: user.id }, { lastLoginAt: now });
     user.lastLoginAt = now;
@@ -181,7 +186,8 @@ function emailKey(email: string): string {
   return email.trim().toLowerCase().slice(0, 191);
 }
 
-function isUniqueViolation(error: unknown): boolean {
+/** A unique index refused the row (both engines' codes). */
+export function isUniqueViolation(error: unknown): boolean {
   if (!(error instanceof QueryFailedError)) return false;
   const driverError = error.driverError as { code?: string; errno?: number } | undefined;
   return (

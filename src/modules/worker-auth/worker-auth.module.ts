@@ -7,6 +7,9 @@ import { UserEntity } from './entities/user.entity.js';
 import { Mailer } from './mailer.js';
 import { MagicLinkService } from './magic-link.service.js';
 import { OAuthService } from './oauth.service.js';
+import { PasskeyEntity } from './passkeys/passkey.entity.js';
+import { PasskeyFunctions } from './passkeys/passkey-functions.js';
+import { PasskeysService } from './passkeys/passkeys.service.js';
 import { TokensService } from './tokens.service.js';
 import { UsersService } from './users.service.js';
 import { WorkerAuthController } from './worker-auth.controller.js';
@@ -22,7 +25,7 @@ export class WorkerAuthModule {
   static forRoot(config: { workerAuth: WorkerAuthConfig }): DynamicModule {
     return {
       module: WorkerAuthModule,
-      imports: [JwtModule.register({}), TypeOrmModule.forFeature([UserEntity, UserIdentityEntity])],
+      imports: [JwtModule.register({}), TypeOrmModule.forFeature([UserEntity, UserIdentityEntity, PasskeyEntity])],
       controllers: [WorkerAuthController],
       providers: [
         { provide: WORKER_AUTH_CONFIG, useValue: config.workerAuth },
@@ -31,6 +34,9 @@ export class WorkerAuthModule {
         Mailer,
         MagicLinkService,
         OAuthService,
+        PasskeysService,
+        // Passkey functions of CloudM.Auth, served at /api/CloudM.Auth/… by the HTTP worker.
+        PasskeyFunctions,
       ],
       exports: [UsersService, TokensService],
     };
