@@ -49,3 +49,11 @@ describe('decideAccess', () => {
     }
   });
 });
+
+describe('decideAccess for functions that ignore credentials', () => {
+  it('lets an anonymous caller reach a function registered with ignoreCredentials outside OPEN_MODULES', () => {
+    const question = { module: 'CloudM.Auth', functionName: 'refresh_token', required: 0, callerLevel: null };
+    expect(decideAccess({ ...question, openModules: [] })).toMatchObject({ allowed: false, status: 401 });
+    expect(decideAccess({ ...question, openModules: [], credentialsIgnored: true })).toEqual({ allowed: true });
+  });
+});

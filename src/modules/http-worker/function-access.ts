@@ -12,6 +12,8 @@ export interface AccessQuestion {
   callerLevel: number | null;
   /** OPEN_MODULES. */
   openModules: readonly string[];
+  /** The function ignores credentials (login, refresh, logout): open to anyone. */
+  credentialsIgnored?: boolean;
 }
 
 /** A function is open when its module is listed in OPEN_MODULES or its name starts with `open`. */
@@ -27,7 +29,7 @@ export function isOpenFunction(module: string, functionName: string, openModules
  */
 export function decideAccess(question: AccessQuestion): AccessDecision {
   const { module, functionName, required, callerLevel } = question;
-  const open = isOpenFunction(module, functionName, question.openModules);
+  const open = question.credentialsIgnored === true || isOpenFunction(module, functionName, question.openModules);
   const key = `${module}.${functionName}`;
   if (callerLevel === null) {
     if (open && hasAccessLevel(ACCESS_LEVEL.NOT_LOGGED_IN, required)) return { allowed: true };

@@ -81,6 +81,27 @@ export class MagicLinkService {
   }
 }
 
+/**
+ * The base of links in mail: the workers' configured public URL (WORKER_PUBLIC_BASE_URL). Without one, the
+ * request's own Host only when it is loopback (the embedded default), and never forwarded headers, even from a
+ * trusted proxy: anyone could ask for a victim's link with `Host: evil.example` or `X-Forwarded-Host` and
+ * receive the victim's click.
+ */
+export function mailLinkBase(publicBaseUrl: string | null, host: string | undefined): string {
+  if (publicBaseUrl) return publicBaseUrl;
+  let hostname = 'invalid';
+  try {
+    hostname = new URL(`http://${host ?? 'invalid'}`).hostname;
+  } catch {
+    hostname = 'invalid';
+  }
+  if (['localhost', '127.0.0.1', '[::1]'].includes(hostname)) return `http://${host}`;
+  throw new PlatformError(
+    'SERVICE_UNAVAILABLE',
+    'Magic links need WORKER_PUBLIC_BASE_URL on a worker reached by a public name',
+  );
+}
+
 function magicKey(token: string): string {
   return `magic:${createHash('sha256').update(token).digest('hex')}`;
 }

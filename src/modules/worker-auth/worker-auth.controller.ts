@@ -39,7 +39,7 @@ import { PlatformError } from '../../common/errors.js';
 import { ErrorResponseDto } from '../../common/openapi.js';
 import { publicBaseUrl } from '../../common/request-base-url.js';
 import type { UserEntity } from './entities/user.entity.js';
-import { MagicLinkService } from './magic-link.service.js';
+import { MagicLinkService, mailLinkBase } from './magic-link.service.js';
 import {
   OAUTH_PROVIDERS,
   OAUTH_STATE_COOKIE,
@@ -175,7 +175,8 @@ export class WorkerAuthController {
   @ApiCookieAuth(SESSION_COOKIE_SECURITY)
   @ApiOperation({
     summary: "The caller's user record",
-    description: 'Id, username, e-mail, level, linked providers and dates; never provider tokens or secrets.',
+    description:
+      'Id, username, e-mail, level, linked providers, dates, `settings` and `mod_data`; never provider tokens or secrets.',
   })
   @ApiOkResponse({ type: UserDataEnvelopeDto })
   @ApiNotFoundResponse({ description: 'The session names no existing user', type: ErrorResponseDto })
@@ -197,6 +198,8 @@ export class WorkerAuthController {
         })),
         created_at: user.createdAt.toISOString(),
         last_login_at: user.lastLoginAt?.toISOString() ?? null,
+        settings: user.settings ?? {},
+        mod_data: user.modData ?? {},
       },
       'User data retrieved',
       'Success',
@@ -427,19 +430,8 @@ export class WorkerAuthController {
     return publicBaseUrl(request, this.options.publicBaseUrl);
   }
 
-  /**
-   * The base of links in mail: the workers' configured public URL (WORKER_PUBLIC_BASE_URL). Without one, the request's own Host only when it is loopback (the embedded default), and never forwarded
-   * headers, even from a trusted proxy: anyone could ask for a victim's link with `Host: evil.example` or
-   * `X-Forwarded-Host` and receive the victim's click.
-   */
   private mailLinkBase(request: Request): string {
-    if (this.options.publicBaseUrl) return this.options.publicBaseUrl;
-    const host = new URL(`http://${request.get('host') ?? 'invalid'}`).hostname;
-    if (['localhost', '127.0.0.1', '[::1]'].includes(host)) return `http://${request.get('host')}`;
-    throw new PlatformError(
-      'SERVICE_UNAVAILABLE',
-      'Magic links need WORKER_PUBLIC_BASE_URL on a worker reached by a public name',
-    );
+    return mailLinkBase(this.options.publicBaseUrl, request.get('host'));
   }
 
   /** The OAuth state binding cookie (only sent back to `/auth/…`); Max-Age 0 removes it. */
