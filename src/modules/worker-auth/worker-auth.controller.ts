@@ -254,7 +254,8 @@ export class WorkerAuthController {
   @Public({ ignoreToken: true })
   @ApiOperation({
     summary: 'Trade a refresh token for a new bundle',
-    description: 'Rotation: the refresh token given is used up (revoked); using it again is a 401.',
+    description:
+      'Rotation: the refresh token given is used up. Within REFRESH_REUSE_GRACE_SECONDS (30 s) it still answers the current pair (two tabs refreshing at once); later, using it again is a 401 that ends the login.',
   })
   @ApiBody({ type: RefreshRequestDto })
   @ApiOkResponse({ type: TokenBundleDto })
