@@ -47,7 +47,7 @@ import {
   OAuthService,
   type OAuthProviderName,
 } from './oauth.service.js';
-import { magicLinkConfirmPage, tokenBridgeErrorPage, tokenBridgePage } from './token-bridge.js';
+import { magicLinkApprovedPage, magicLinkConfirmPage, tokenBridgeErrorPage, tokenBridgePage } from './token-bridge.js';
 import { TokensService, type TokenBundle } from './tokens.service.js';
 import { UsersService } from './users.service.js';
 import {
@@ -367,8 +367,8 @@ export class WorkerAuthController {
   @ApiBadRequestResponse({ description: 'Token required', type: ErrorResponseDto })
   async magicConfirm(@Query('token') token: unknown, @Res() response: Response): Promise<void> {
     if (typeof token !== 'string' || !token) throw new PlatformError('BAD_REQUEST', 'Token required');
-    const live = await this.magic.isLive(token);
-    this.answerHtml(response, live ? 200 : 410, magicLinkConfirmPage(token, live));
+    const link = await this.magic.describe(token);
+    this.answerHtml(response, link.live ? 200 : 410, magicLinkConfirmPage(token, link.live, link.polled));
   }
 
   @Post('auth/magic/verify')
@@ -376,14 +376,32 @@ export class WorkerAuthController {
   @ApiOperation({ summary: 'Use a magic link: log in and answer the token-bridge page' })
   @ApiBody({
     description: 'The form the confirm page posts (application/x-www-form-urlencoded) or JSON',
-    schema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
+    schema: {
+      type: 'object',
+      properties: {
+        token: { type: 'string' },
+        confirm_code: {
+          type: 'string',
+          description: 'For a link a command-line or desktop client polls for: the code that client shows',
+        },
+      },
+      required: ['token'],
+    },
   })
   @ApiProduces('text/html')
   @ApiOkResponse({ ...html, description: 'Token bridge (Set-Cookie tb_session)' })
   @ApiUnauthorizedResponse({ ...html, description: 'Expired or used link: error page' })
   async magicVerify(@JsonBody() body: Body, @Req() request: Request, @Res() response: Response): Promise<void> {
-    const token = stringField(body, 'token') ?? (await formField(request, 'token'));
+    const form = await formFields(request);
+    const token = stringField(body, 'token') ?? form?.get('token') ?? null;
+    const confirmCode = stringField(body, 'confirm_code') ?? form?.get('confirm_code') ?? null;
     try {
+      // A link a command-line or desktop client polls for signs that device in, not this browser.
+      if (confirmCode !== null || (typeof token === 'string' && (await this.magic.describe(token)).polled)) {
+        await this.magic.approvePoll(token, confirmCode);
+        this.answerHtml(response, 200, magicLinkApprovedPage());
+        return;
+      }
       const login = await this.magic.consume(token);
       await this.answerBridge(response, login.user, 'magic_link', null);
     } catch (error) {
@@ -454,8 +472,8 @@ function oauthProvider(name: string): OAuthProviderName {
   return name as OAuthProviderName;
 }
 
-/** A field of an urlencoded form body (the confirm page posts one); the JSON parser leaves those unread. */
-async function formField(request: Request, name: string): Promise<string | null> {
+/** The fields of an urlencoded form body (the confirm page posts one); the JSON parser leaves those unread. */
+async function formFields(request: Request): Promise<URLSearchParams | null> {
   if (!/application\/x-www-form-urlencoded/i.test(request.get('content-type') ?? '') || request.readableEnded)
     return null;
   const chunks: Buffer[] = [];
@@ -465,5 +483,5 @@ async function formField(request: Request, name: string): Promise<string | null>
     if (size > 8192) throw new PlatformError('PAYLOAD_TOO_LARGE', 'Form too large');
     chunks.push(chunk as Buffer);
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get(name);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }

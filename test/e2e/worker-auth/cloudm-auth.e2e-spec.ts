@@ -81,6 +81,59 @@ describe.each(backends())('CloudM.Auth functions on $name', (backend) => {
     });
   });
 
+  describe('magic links polled by a command-line client', () => {
+    const form = (fields: Record<string, string>) =>
+      fetch(`${worker.baseUrl}/auth/magic/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+
+    async function requestPolled(email: string) {
+      const requested = await call('request_magic_link', { email, poll: true });
+      expect(requested.status).toBe(200);
+      const data = (await json(requested)).result.data as { poll_id: string; confirm_code: string };
+      expect(data.confirm_code).toMatch(/^[A-Z2-9]{6}$/);
+      const link = magicLinkIn(await smtp.next(email));
+      expect(link).not.toContain(data.poll_id);
+      return { ...data, link, token: new URL(link).searchParams.get('token')! };
+    }
+
+    it('answers pending, then the login once after the person typed the code on the link page', async () => {
+      const email = freshEmail('poll');
+      const { poll_id, confirm_code, link, token } = await requestPolled(email);
+      const pending = await call('check_magic_link_status', { poll_id });
+      expect((await json(pending)).result.data).toEqual({ status: 'pending' });
+      const page = await (await fetch(link)).text();
+      expect(page).toContain('name="confirm_code"');
+      const approved = await form({ token, confirm_code: confirm_code.toLowerCase() });
+      expect(approved.status).toBe(200);
+      expect(approved.headers.get('set-cookie')).toBeNull();
+      const done = await call('check_magic_link_status', { poll_id });
+      expect(done.status).toBe(200);
+      expect((await json(done)).result.data).toMatchObject({
+        status: 'done',
+        email,
+        provider: 'magic_link',
+        access_token: expect.any(String),
+      });
+      expect((await call('check_magic_link_status', { poll_id })).status).toBe(404);
+    });
+
+    it('does not sign the polling client in by a click without the code, and refuses after three wrong codes', async () => {
+      const { poll_id, confirm_code, token } = await requestPolled(freshEmail('unsolicited'));
+      const wrong = confirm_code === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA';
+      expect((await form({ token })).status).toBe(400);
+      expect((await form({ token, confirm_code: wrong })).status).toBe(400);
+      expect((await json(await call('check_magic_link_status', { poll_id }))).result.data.status).toBe('pending');
+      expect((await form({ token, confirm_code: wrong })).status).toBe(401);
+      expect((await form({ token, confirm_code })).status).toBe(401);
+      const refused = await call('check_magic_link_status', { poll_id });
+      expect(refused.status).toBe(401);
+      expect((await json(refused)).info.help_text).toMatch(/used up/);
+    });
+  });
+
   describe('validate_session', () => {
     it('answers who the access token belongs to, with settings', async () => {
       const user = await login();

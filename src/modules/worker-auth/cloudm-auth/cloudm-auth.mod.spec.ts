@@ -176,6 +176,13 @@ describe('CloudMAuthMod refusals', () => {
       expectRefused(await mod.verifyMagicLink({}), 400, /Token required/);
       expectRefused(await mod.verifyMagicLink({ token: 'unknown' }), 401);
     });
+
+    it('refuses a status check without a poll id, for an unknown one, and past 30 a minute', async () => {
+      expectRefused(await mod.checkMagicLinkStatus({}), 400, /poll_id required/);
+      expectRefused(await mod.checkMagicLinkStatus({ poll_id: 'unknown' }), 404);
+      for (let i = 0; i < 29; i += 1) await mod.checkMagicLinkStatus({ poll_id: 'unknown' });
+      expectRefused(await mod.checkMagicLinkStatus({ poll_id: 'unknown' }), 429);
+    });
   });
 
   describe('logout', () => {

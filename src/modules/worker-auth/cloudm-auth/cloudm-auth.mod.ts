@@ -253,7 +253,11 @@ export class CloudMAuthMod {
     });
   }
 
-  /** Mails a sign-in link; the same answer whether or not the e-mail has an account, and never the link. */
+  /**
+   * Mails a sign-in link; the same answer whether or not the e-mail has an account, and never the link. With
+   * `poll: true` (a command-line or desktop client) it also answers `poll_id` for check_magic_link_status and
+   * `confirm_code`, which the client shows and the person types on the link's page.
+   */
   @Export({
     name: 'request_magic_link',
     api: true,
@@ -261,11 +265,42 @@ export class CloudMAuthMod {
     requestAsKwarg: true,
     helper: 'mail a single-use sign-in link',
   })
-  requestMagicLink({ email, request }: { email?: unknown; request?: CallRequest } = {}): Promise<Result> {
+  requestMagicLink({
+    email,
+    poll,
+    request,
+  }: { email?: unknown; poll?: unknown; request?: CallRequest } = {}): Promise<Result> {
     return answer('request_magic_link', async () => {
       const base = mailLinkBase(this.options.publicBaseUrl, single(request?.headers.host));
-      await this.magic.request(email, request?.client_ip ?? 'unknown', base);
-      return { message: 'Magic link sent' };
+      const polling = await this.magic.request(email, request?.client_ip ?? 'unknown', base, {
+        poll: poll === true || poll === 'true',
+      });
+      if (!polling) return { message: 'Magic link sent' };
+      return {
+        message: 'Magic link sent',
+        poll_id: polling.pollId,
+        confirm_code: polling.confirmCode,
+        expires_in: this.options.magicLinkTtlSeconds,
+      };
+    });
+  }
+
+  /** `pending` until the person approved the link with the code, then the login and bundle, once. */
+  @Export({
+    name: 'check_magic_link_status',
+    api: true,
+    ignoreCredentials: true,
+    helper: 'poll a magic link requested with poll: true',
+  })
+  checkMagicLinkStatus({ poll_id }: { poll_id?: unknown } = {}): Promise<Result> {
+    return answer('check_magic_link_status', async () => {
+      const status = await this.magic.pollStatus(poll_id);
+      if (status.status === 'pending') return { status: 'pending' };
+      if (status.status === 'refused')
+        throw new PlatformError('UNAUTHORIZED', 'The link was used up without signing this device in');
+      const user = await this.users.findById(status.userId);
+      if (!user) throw new PlatformError('UNAUTHORIZED', 'User not found');
+      return { status: 'done', ...(await this.login(user, 'magic_link', status.isNewUser)) };
     });
   }
 
