@@ -209,6 +209,46 @@ describe.each(backends())('The original web client in Chromium on $name', (backe
     expect(status).toBe(401);
   }, 60_000);
 
+  it("brings every refusal's reason to where tbjs reads it (info.help_text after its non-2xx normalisation)", async () => {
+    const { page } = await chromium.newPage();
+    const session = await signIn(page);
+    const normalised = await page.evaluate(
+      async ({ token, userId }) => {
+        // tbjs: a non-2xx body becomes {error: body.error || "InternalError", info: body.info || {exec_code:
+        // status, help_text: body.message || statusText}}.
+        const normalise = async (response: Response) => {
+          const body = (await response.json()) as any;
+          return {
+            status: response.status,
+            error: body.error || 'InternalError',
+            info: body.info || { exec_code: response.status, help_text: body.message || response.statusText },
+          };
+        };
+        const post = (fn: string, body: unknown, bearer?: string) =>
+          fetch(`/api/CloudM.Auth/${fn}`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+            body: JSON.stringify(body),
+          }).then(normalise);
+        return {
+          level: await post('update_user_data', { user_id: userId, level: -1 }, token),
+          unknownField: await post('update_user_data', { user_id: userId, nickname: 'x' }, token),
+          badRefresh: await post('refresh_token', { refresh_token: 'not-a-token', token }),
+          noSession: await post('get_user_data', { user_id: userId }, 'forged.token.value'),
+        };
+      },
+      { token: session.token, userId: session.userId },
+    );
+    expect(normalised.level).toMatchObject({ status: 403, info: { help_text: expect.stringMatching(/level/) } });
+    expect(normalised.unknownField).toMatchObject({
+      status: 400,
+      info: { help_text: expect.stringMatching(/nickname/) },
+    });
+    expect(normalised.badRefresh).toMatchObject({ status: 401, info: { help_text: expect.stringMatching(/token/) } });
+    expect(normalised.noSession).toMatchObject({ status: 401, info: { help_text: expect.any(String) } });
+    expect(normalised.noSession.info.help_text.length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('answers a parameterless function called with POST, as tbjs calls it', async () => {
     const { page } = await chromium.newPage();
     // Signed in: tbjs's page has the session cookie (core is not an open module here).
