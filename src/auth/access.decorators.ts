@@ -1,4 +1,5 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, type Type } from '@nestjs/common';
+import type { Request } from 'express';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
@@ -13,6 +14,11 @@ import { ErrorResponseDto } from '../common/openapi.js';
 
 export const ACCESS_METADATA = 'platform:access';
 
+/** Decides for one request whether its credentials are ignored (see `AccessRule.ignoreTokenWhen`). */
+export interface CredentialPolicy {
+  ignoresCredentials(request: Request): boolean;
+}
+
 /** OpenAPI security scheme names; `addAuthSecuritySchemes` declares them on the document. */
 export const API_KEY_SECURITY = 'api_key';
 export const SESSION_COOKIE_SECURITY = 'session_cookie';
@@ -23,6 +29,11 @@ export interface AccessRule {
   public?: boolean;
   /** Ignore any credential (signed URLs: clients attach tokens everywhere). */
   ignoreToken?: boolean;
+  /**
+   * A provider that decides per request whether to ignore credentials (one route serving many functions,
+   * some of which are login or refresh functions). The guard looks it up once and asks it each time.
+   */
+  ignoreTokenWhen?: Type<CredentialPolicy>;
   admin?: boolean;
   /** An API key permission the caller needs (admin implies every permission). */
   permission?: Permission;
@@ -52,8 +63,12 @@ const unauthorizedResponse = ApiUnauthorizedResponse({
 });
 
 /** Opts a route out of the default "authenticated" rule. */
-export const Public = (options: { ignoreToken?: boolean } = {}) =>
-  mergeAccess({ public: true, ignoreToken: options.ignoreToken ?? false });
+export const Public = (options: { ignoreToken?: boolean; ignoreTokenWhen?: Type<CredentialPolicy> } = {}) =>
+  mergeAccess({
+    public: true,
+    ignoreToken: options.ignoreToken ?? false,
+    ...(options.ignoreTokenWhen ? { ignoreTokenWhen: options.ignoreTokenWhen } : {}),
+  });
 
 /** States the need (and documents it in OpenAPI): a valid credential, and optionally an admin. */
 export const Authenticated = (options: { admin?: boolean } = {}) =>

@@ -1,8 +1,15 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type CanActivate,
+  type ExecutionContext,
+  type OnModuleInit,
+  type Type,
+} from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { assertAccess } from './access-check.js';
-import { ACCESS_METADATA, type AccessRule } from './access.decorators.js';
+import { ACCESS_METADATA, type AccessRule, type CredentialPolicy } from './access.decorators.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
 import { Authenticator } from './authenticator.js';
 import { USER_RESOLVER, type AuthenticatedRequest, type UserResolver } from './principal.js';
@@ -36,6 +43,16 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     }
   }
 
+  private readonly policies = new Map<Type<CredentialPolicy>, CredentialPolicy>();
+
+  private policy(type: Type<CredentialPolicy>): CredentialPolicy {
+    const known = this.policies.get(type);
+    if (known !== undefined) return known;
+    const policy = this.moduleRef.get(type, { strict: false });
+    this.policies.set(type, policy);
+    return policy;
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const rule =
@@ -45,6 +62,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
       ]) ?? {};
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     if (rule.ignoreToken) return true;
+    if (rule.ignoreTokenWhen && this.policy(rule.ignoreTokenWhen).ignoresCredentials(request)) return true;
 
     const principal = await this.authenticator.authenticate(request);
     if (principal) {

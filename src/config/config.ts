@@ -113,8 +113,20 @@ export interface WorkerAuthConfig {
   publicBaseUrl: string | null;
   /** OAUTH_REDIRECT_BASE_URL: base of `/auth/{provider}/callback`; default publicBaseUrl or the request origin. */
   oauthRedirectBaseUrl: string | null;
-  /** OAUTH_ALLOWED_REDIRECT_ORIGINS: origins `redirect_after` may name (none = only relative paths). */
+  /**
+   * OAUTH_ALLOWED_REDIRECT_ORIGINS: further origins `redirect_after` may name. The platform's own origins
+   * (WORKER_PUBLIC_BASE_URL, PUBLIC_BASE_URL, the worker's own origin) and loopback are always allowed.
+   */
   oauthAllowedRedirectOrigins: string[];
+  /** PUBLIC_BASE_URL of the platform (the registry's public URL): an own origin of the web client. */
+  platformBaseUrl: string | null;
+  /**
+   * REFRESH_REUSE_GRACE_SECONDS (30): how long the refresh token just rotated away still buys the current
+   * pair, so two tabs refreshing at once do not end each other's login. 0 turns the grace off.
+   */
+  refreshReuseGraceSeconds: number;
+  /** USER_DATA_MAX_BYTES (64 KiB): the cap of a user's `settings` and of `mod_data`, each as JSON. */
+  userDataMaxBytes: number;
   discord: OAuthProviderConfig;
   google: OAuthProviderConfig;
   /** Passkeys (WebAuthn): the relying party the browser binds credentials to. */
@@ -861,6 +873,9 @@ function workerAuthSection(read: EnvironmentReader): WorkerAuthConfig {
     publicBaseUrl: baseUrl('WORKER_PUBLIC_BASE_URL'),
     oauthRedirectBaseUrl: baseUrl('OAUTH_REDIRECT_BASE_URL'),
     oauthAllowedRedirectOrigins: origins,
+    platformBaseUrl: baseUrl('PUBLIC_BASE_URL'),
+    refreshReuseGraceSeconds: read.integer('REFRESH_REUSE_GRACE_SECONDS', 30, { min: 0, max: 300 }),
+    userDataMaxBytes: read.integer('USER_DATA_MAX_BYTES', 64 * 1024, { min: 1024, max: 16 * 1024 * 1024 }),
     discord: oauthProvider(read, 'DISCORD', {
       authorize: 'https://discord.com/api/oauth2/authorize',
       token: 'https://discord.com/api/oauth2/token',

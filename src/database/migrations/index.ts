@@ -16,6 +16,7 @@ import { SearchWordCounts1763800001700 } from './1763800001700-search-word-count
 import { GatewaySettings1763800001860 } from './1763800001860-gateway-settings.js';
 import { DropApiKeys1763800001880 } from './1763800001880-drop-api-keys.js';
 import { GatewaySignupTier1763800001890 } from './1763800001890-gateway-signup-tier.js';
+import { UserSettings1763800001900 } from './1763800001900-user-settings.js';
 import { Passkeys1763800001950 } from './1763800001950-passkeys.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
@@ -38,5 +39,6 @@ export const MIGRATIONS = [
   GatewaySettings1763800001860,
   DropApiKeys1763800001880,
   GatewaySignupTier1763800001890,
+  UserSettings1763800001900,
   Passkeys1763800001950,
 ];

@@ -36,6 +36,7 @@ describe('@Export', () => {
       requestAsKwarg: false,
       state: null,
       level: 0,
+      ignoreCredentials: false,
       memoryCacheMaxSize: 100,
       memoryCacheTtl: 300,
       samples: null,

@@ -67,6 +67,12 @@ export interface ExportOptions {
   state?: boolean | null;
   /** Access level the caller needs (default 0, see `hasAccessLevel`). */
   level?: number;
+  /**
+   * The HTTP worker does not read the caller's credentials (cookie, Bearer) for this function, and anyone may
+   * call it (default false). For login, refresh and logout functions: a stale cookie or an expired token the
+   * client still sends must not turn them into a 401. Needs `level` 0; the function runs as an anonymous caller.
+   */
+  ignoreCredentials?: boolean;
   /** Entries kept by the memory cache (default 100). */
   memoryCacheMaxSize?: number;
   /** Seconds an entry lives in the memory cache (default 300). */
@@ -107,6 +113,7 @@ export interface ResolvedExportOptions {
   requestAsKwarg: boolean;
   state: boolean | null;
   level: number;
+  ignoreCredentials: boolean;
   memoryCacheMaxSize: number;
   memoryCacheTtl: number;
   samples: Samples | null;
@@ -139,6 +146,7 @@ export function resolveExportOptions(options: ExportOptions, methodName: string)
     requestAsKwarg: options.requestAsKwarg ?? false,
     state: options.state ?? null,
     level: options.level ?? 0,
+    ignoreCredentials: options.ignoreCredentials ?? false,
     memoryCacheMaxSize: options.memoryCacheMaxSize ?? 100,
     memoryCacheTtl: options.memoryCacheTtl ?? 300,
     samples: options.samples ?? null,

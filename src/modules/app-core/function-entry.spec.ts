@@ -59,8 +59,8 @@ describe('bindArguments', () => {
 });
 
 describe('httpMethodsFor', () => {
-  it('answers GET for AUTO without parameters', () => {
-    expect(httpMethodsFor(entryOf('none'))).toEqual(['GET']);
+  it('answers GET and POST for AUTO without parameters', () => {
+    expect(httpMethodsFor(entryOf('none'))).toEqual(['GET', 'POST']);
   });
 
   it('answers POST for AUTO with parameters', () => {
@@ -68,7 +68,7 @@ describe('httpMethodsFor', () => {
   });
 
   it('does not count the request parameter', () => {
-    expect(httpMethodsFor({ ...entryOf('withRequest'), parameters: ['request'] })).toEqual(['GET']);
+    expect(httpMethodsFor({ ...entryOf('withRequest'), parameters: ['request'] })).toEqual(['GET', 'POST']);
   });
 
   it('keeps explicit methods next to AUTO', () => {

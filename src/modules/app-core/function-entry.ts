@@ -48,6 +48,8 @@ export function createFunctionEntry(
   const parameters = options.parameters ?? signature.names;
   const designTypes = Reflect.getMetadata?.('design:paramtypes', Object.getPrototypeOf(instance), methodName) as
     unknown[] | undefined;
+  if (options.ignoreCredentials && options.level !== 0)
+    throw new Error(`${moduleName}.${options.name}: ignoreCredentials needs level 0 (it runs as an anonymous caller)`);
   const resolved: ResolvedExportOptions = { ...options, modName: moduleName };
   return {
     key: `${moduleName}.${options.name}`,
@@ -127,13 +129,19 @@ function bindObject(
   return bound;
 }
 
-/** HTTP methods a function answers: `AUTO` means GET without parameters, POST with parameters. */
+/**
+ * HTTP methods a function answers: `AUTO` means GET and POST without parameters, POST with parameters. A
+ * parameterless function takes POST too because the original web client posts every call by default (an
+ * empty or `{}` body), and the original worker accepted any method.
+ */
 export function httpMethodsFor(entry: Pick<FunctionEntry, 'parameters' | 'options'>): Exclude<HttpMethod, 'AUTO'>[] {
   const methods = new Set<Exclude<HttpMethod, 'AUTO'>>();
   const visibleParameters = entry.parameters.filter((name) => name !== 'request');
   for (const method of entry.options.apiMethods) {
-    if (method === 'AUTO') methods.add(visibleParameters.length === 0 ? 'GET' : 'POST');
-    else methods.add(method);
+    if (method === 'AUTO') {
+      if (visibleParameters.length === 0) methods.add('GET');
+      methods.add('POST');
+    } else methods.add(method);
   }
   return [...methods];
 }
@@ -181,6 +189,7 @@ export function describeFunction(entry: FunctionEntry): FunctionDescription {
       request_as_kwarg: options.requestAsKwarg,
       state: options.state,
       level: options.level,
+      ignore_credentials: options.ignoreCredentials,
       memory_cache_max_size: options.memoryCacheMaxSize,
       memory_cache_ttl: options.memoryCacheTtl,
       samples: options.samples,

@@ -57,6 +57,11 @@ export class Result<T = unknown> {
   origin: unknown;
   result: ResultPayload;
   info: ResultInfo;
+  /**
+   * Headers the HTTP worker adds to the answer (`Set-Cookie` of a logout); never part of the wire Result,
+   * so other transports ignore them.
+   */
+  httpHeaders: Array<[string, string]> = [];
 
   constructor(
     error: ResultErrorKind,
@@ -234,6 +239,12 @@ export class Result<T = unknown> {
   }
 
   /** The wire shape; nested Results are serialised as wire objects too. */
+  /** Adds a header for the HTTP answer (see `httpHeaders`); returns this Result. */
+  withHttpHeader(name: string, value: string): this {
+    this.httpHeaders.push([name, value]);
+    return this;
+  }
+
   toJSON(): ResultWire {
     const data = this.result.data;
     return {

@@ -11,12 +11,9 @@ describe('isOpenFunction', () => {
     expect(isOpenFunction('Open', 'x', ['Open.Mod'])).toBe(false);
   });
 
-  it('opens the passkey login functions, and not the passkey registration', () => {
-    expect(isOpenFunction('CloudM.Auth', 'passkey_login_start', [])).toBe(true);
-    expect(isOpenFunction('CloudM.Auth', 'passkey_login_finish', [])).toBe(true);
+  it('keeps the passkey functions closed by name: the logins are opened by their ignoreCredentials option', () => {
+    expect(isOpenFunction('CloudM.Auth', 'passkey_login_start', [])).toBe(false);
     expect(isOpenFunction('CloudM.Auth', 'passkey_register_start', [])).toBe(false);
-    expect(isOpenFunction('CloudM.Auth', 'delete_passkey', [])).toBe(false);
-    expect(isOpenFunction('Other', 'passkey_login_start', [])).toBe(false);
   });
 });
 
@@ -55,5 +52,13 @@ describe('decideAccess', () => {
       expect({ required, caller, allowed: decision.allowed }).toEqual({ required, caller, allowed });
       if (!decision.allowed) expect(decision.status).toBe(403);
     }
+  });
+});
+
+describe('decideAccess for functions that ignore credentials', () => {
+  it('lets an anonymous caller reach a function registered with ignoreCredentials outside OPEN_MODULES', () => {
+    const question = { module: 'CloudM.Auth', functionName: 'refresh_token', required: 0, callerLevel: null };
+    expect(decideAccess({ ...question, openModules: [] })).toMatchObject({ allowed: false, status: 401 });
+    expect(decideAccess({ ...question, openModules: [], credentialsIgnored: true })).toEqual({ allowed: true });
   });
 });

@@ -12,21 +12,16 @@ export interface AccessQuestion {
   callerLevel: number | null;
   /** OPEN_MODULES. */
   openModules: readonly string[];
+  /** The function ignores credentials (login, refresh, logout): open to anyone. */
+  credentialsIgnored?: boolean;
 }
 
-/** Functions a caller without a session must reach: a login cannot need one. */
-const OPEN_FUNCTION_KEYS: ReadonlySet<string> = new Set([
-  'CloudM.Auth.passkey_login_start',
-  'CloudM.Auth.passkey_login_finish',
-]);
-
-/** A function is open when its module is listed in OPEN_MODULES, its name starts with `open`, or it is a login. */
+/**
+ * A function is open when its module is listed in OPEN_MODULES or its name starts with `open`. Logins
+ * (`ignoreCredentials`) are open through `credentialsIgnored`.
+ */
 export function isOpenFunction(module: string, functionName: string, openModules: readonly string[]): boolean {
-  return (
-    functionName.startsWith('open') ||
-    openModules.includes(module) ||
-    OPEN_FUNCTION_KEYS.has(`${module}.${functionName}`)
-  );
+  return functionName.startsWith('open') || openModules.includes(module);
 }
 
 /**
@@ -37,7 +32,7 @@ export function isOpenFunction(module: string, functionName: string, openModules
  */
 export function decideAccess(question: AccessQuestion): AccessDecision {
   const { module, functionName, required, callerLevel } = question;
-  const open = isOpenFunction(module, functionName, question.openModules);
+  const open = question.credentialsIgnored === true || isOpenFunction(module, functionName, question.openModules);
   const key = `${module}.${functionName}`;
   if (callerLevel === null) {
     if (open && hasAccessLevel(ACCESS_LEVEL.NOT_LOGGED_IN, required)) return { allowed: true };

@@ -46,7 +46,7 @@ const FunctionRoute = (method: string) =>
 /** `/api/{module}/{function}`: every application-core function registered with `api: true`. */
 @ApiTags('functions')
 @ApiExtraModels(ResultWireDto)
-@Public()
+@Public({ ignoreTokenWhen: FunctionGateway })
 @Controller('api')
 export class FunctionApiController {
   constructor(private readonly gateway: FunctionGateway) {}

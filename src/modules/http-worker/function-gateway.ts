@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { effectiveLevel } from '../../auth/access-check.js';
+import type { CredentialPolicy } from '../../auth/access.decorators.js';
 import type { AuthenticatedRequest } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
 import { requestIdOf } from '../../common/request-id.middleware.js';
@@ -54,7 +55,7 @@ function allowedMethods(entry: FunctionEntry): string[] {
  * then kwargs from query, form and JSON, the caller from the session, and the outcome as HTTP.
  */
 @Injectable()
-export class FunctionGateway {
+export class FunctionGateway implements CredentialPolicy {
   private readonly methodsCache = new WeakMap<FunctionEntry, string[]>();
 
   constructor(
@@ -62,6 +63,13 @@ export class FunctionGateway {
     private readonly core: AppCoreService,
     @Inject(HTTP_WORKER_OPTIONS) private readonly options: HttpWorkerOptions,
   ) {}
+
+  /** Functions registered with `ignoreCredentials` (login, refresh, logout) never see the caller's credentials. */
+  ignoresCredentials(request: Request): boolean {
+    const { module, function: functionName } = request.params as { module?: string; function?: string };
+    const entry = this.functions.get(`${module}.${functionName}`);
+    return entry?.options.api === true && entry.options.ignoreCredentials;
+  }
 
   async handle(moduleName: string, functionName: string, request: Request, response: Response): Promise<void> {
     const entry = this.functions.get(`${moduleName}.${functionName}`);
@@ -91,6 +99,7 @@ export class FunctionGateway {
       required: entry.options.level,
       callerLevel,
       openModules: this.options.openModules,
+      credentialsIgnored: entry.options.ignoreCredentials,
     });
     if (!decision.allowed) {
       throw new PlatformError(decision.status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', decision.message);

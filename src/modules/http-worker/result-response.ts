@@ -48,6 +48,7 @@ export async function sendOutcome(
     response.json(outcome ?? null);
     return;
   }
+  for (const [name, value] of outcome.httpHeaders) response.appendHeader(name, value);
   if (outcome.isError()) {
     const status = errorStatusOf(outcome);
     response.status(status).json(errorBody(outcome, status, requestId));

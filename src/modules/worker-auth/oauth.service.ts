@@ -36,7 +36,7 @@ export interface OAuthLogin extends LoginOutcome {
  * lives 10 minutes in the shared AuthStore (any worker may receive the callback); it is bound to the browser
  * that asked for it by a random value in the `tb_oauth_state` cookie (only its hash is stored), so a callback
  * URL an attacker obtained for their own account, opened in a victim's browser, does not sign the victim in
- * as the attacker (login CSRF). Google also gets PKCE (S256). `redirect_after` must be an origin in OAUTH_ALLOWED_REDIRECT_ORIGINS. Endpoints and client
+ * as the attacker (login CSRF). Google also gets PKCE (S256). `redirect_after` must be one of the platform's own origins or loopback (allowedRedirect). Endpoints and client
  * credentials come from the configuration, so tests point them at a local fake provider.
  */
 @Injectable()
@@ -53,7 +53,7 @@ export class OAuthService {
     baseUrl: string,
   ): Promise<{ auth_url: string; state: string; browserBinding: string }> {
     const config = this.configured(provider);
-    const after = this.allowedRedirect(redirectAfter);
+    const after = this.allowedRedirect(redirectAfter, baseUrl);
     const state = randomBytes(32).toString('base64url');
     const browserBinding = randomBytes(32).toString('base64url');
     const redirectUri = `${this.options.oauthRedirectBaseUrl ?? baseUrl}/auth/${provider}/callback`;
@@ -129,15 +129,27 @@ export class OAuthService {
     return config;
   }
 
-  private allowedRedirect(value: unknown): string | null {
+  /**
+   * The origin to return to: one of the platform's own (OAUTH_ALLOWED_REDIRECT_ORIGINS, WORKER_PUBLIC_BASE_URL,
+   * PUBLIC_BASE_URL, the origin this request reached) or a loopback one (the desktop and CLI clients listen on
+   * 127.0.0.1 and send their full callback URL). Any other origin would receive the tokens: refused.
+   */
+  private allowedRedirect(value: unknown, baseUrl: string): string | null {
     if (value === undefined || value === null || value === '') return null;
-    let origin: string;
+    let url: URL;
     try {
-      origin = new URL(String(value)).origin;
+      url = new URL(String(value));
     } catch {
       throw new PlatformError('BAD_REQUEST', 'redirect_after must be an absolute URL of an allowed origin');
     }
-    if (!this.options.oauthAllowedRedirectOrigins.includes(origin))
+    const origin = url.origin;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new PlatformError('BAD_REQUEST', `redirect_after origin ${origin} is not allowed`);
+    const own = [
+      ...this.options.oauthAllowedRedirectOrigins,
+      ...[this.options.publicBaseUrl, this.options.platformBaseUrl, baseUrl].flatMap((base) => originOf(base)),
+    ];
+    if (!own.includes(origin) && !LOOPBACK_HOSTS.has(url.hostname))
       throw new PlatformError('BAD_REQUEST', `redirect_after origin ${origin} is not allowed`);
     return origin;
   }
@@ -210,6 +222,17 @@ export class OAuthService {
         `The login provider cannot be reached: ${(error as Error).message}`,
       );
     }
+  }
+}
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function originOf(base: string | null): string[] {
+  if (!base) return [];
+  try {
+    return [new URL(base).origin];
+  } catch {
+    return [];
   }
 }
 

@@ -82,16 +82,33 @@ export function tokenBridgeErrorPage(message: string, redirectAfter: string | nu
 }
 
 /** GET /auth/magic/verify: a page whose button POSTs the token; loading the link alone consumes nothing. */
-export function magicLinkConfirmPage(token: string, valid: boolean): string {
+export function magicLinkConfirmPage(token: string, valid: boolean, polled = false): string {
   if (!valid)
     return page(
       'Link expired',
       '<h1>This sign-in link has expired or was already used</h1><p>Request a new link from the sign-in page.</p>',
+    );
+  if (polled)
+    return page(
+      'Confirm sign-in',
+      `<h1>Sign in another device</h1><p>This link signs in the app that asked for it (a command-line or desktop
+app), not this browser. Enter the code that app shows. If you did not ask to sign in, close this page.</p>
+<form method="post" action="/auth/magic/verify"><input type="hidden" name="token" value="${escapeHtml(token)}">
+<label>Code <input name="confirm_code" autocomplete="off" autocapitalize="characters" maxlength="12" required></label>
+<button type="submit">Sign in the app</button></form>`,
     );
   return page(
     'Confirm sign-in',
     `<h1>Sign in to Toolbox</h1><p>Press the button to finish signing in on this device.</p>
 <form method="post" action="/auth/magic/verify"><input type="hidden" name="token" value="${escapeHtml(token)}">
 <button type="submit">Sign in</button></form>`,
+  );
+}
+
+/** After the code of a polled link matched: the app that asked is signed in at its next poll. */
+export function magicLinkApprovedPage(): string {
+  return page(
+    'Signed in',
+    '<h1>The app is signed in</h1><p>Return to the app that asked; it continues by itself. You can close this page.</p>',
   );
 }

@@ -76,13 +76,17 @@ export class TokensService {
   async refresh(refreshToken: string): Promise<{ bundle: TokenBundle; user: UserEntity }> {
     const claims = this.decode(refreshToken, 'refresh');
     if (!claims.lid) return this.refreshUntracked(claims);
-    if (await this.revocations.isRevoked('login', claims.lid))
-      throw new PlatformError('UNAUTHORIZED', 'Refresh token already used or revoked');
-    // Taken, not read: of two concurrent refreshes with the same token exactly one gets the family.
-    const raw = await this.store.take(familyKey(claims.lid));
-    const family = raw ? (JSON.parse(raw) as RefreshFamily) : null;
+    const family = await this.takeFamily(claims.lid);
     if (!family || family.user_id !== claims.sub)
       throw new PlatformError('UNAUTHORIZED', 'Refresh token already used or revoked');
+    if (family.current !== claims.jti && this.withinGrace(family, claims.jti)) {
+      // Two tabs refreshed with the same token: the later one gets the pair the earlier one was given (same
+      // refresh jti, a fresh access token) and the family stays as the first rotation left it.
+      await this.putFamily(claims.lid, family);
+      const user = await this.users.findById(claims.sub);
+      if (!user) throw new PlatformError('UNAUTHORIZED', 'The token names no existing user');
+      return { bundle: this.mint(user, claims.provider ?? 'refresh', claims.lid, family.current).bundle, user };
+    }
     if (family.current !== claims.jti) {
       // Reuse of a rotated token: whoever holds the newer one may be the thief. The family stays taken.
       await this.sessions.revokeLogin(claims.lid);
@@ -135,7 +139,36 @@ export class TokensService {
     await this.sessions.revokeLogin(loginId);
   }
 
-  private mint(user: UserEntity, provider: string, loginId: string): { bundle: TokenBundle; refreshJti: string } {
+  /**
+   * Takes the login's family (of two concurrent refreshes exactly one gets it). While the other one holds it
+   * (a few milliseconds between take and put) the family is briefly absent: wait for it rather than call a
+   * concurrent refresh by a tab of the same browser a reuse. Null once the login ended or the family expired.
+   */
+  private async takeFamily(loginId: string): Promise<RefreshFamily | null> {
+    for (let attempt = 0; ; attempt += 1) {
+      if (await this.revocations.isRevoked('login', loginId)) return null;
+      const raw = await this.store.take(familyKey(loginId));
+      if (raw) return JSON.parse(raw) as RefreshFamily;
+      if (attempt >= FAMILY_WAIT_ATTEMPTS || this.options.refreshReuseGraceSeconds === 0) return null;
+      await new Promise((resolve) => setTimeout(resolve, FAMILY_WAIT_MS));
+    }
+  }
+
+  /** Whether `jti` is the refresh token rotated away less than REFRESH_REUSE_GRACE_SECONDS ago. */
+  private withinGrace(family: RefreshFamily, jti: string): boolean {
+    return (
+      family.previous === jti &&
+      this.options.refreshReuseGraceSeconds > 0 &&
+      Date.now() - family.rotated_at <= this.options.refreshReuseGraceSeconds * 1000
+    );
+  }
+
+  private mint(
+    user: UserEntity,
+    provider: string,
+    loginId: string,
+    refreshJti: string = randomUUID(),
+  ): { bundle: TokenBundle; refreshJti: string } {
     const access = this.jwt.sign(
       {
         sub: user.id,
@@ -150,7 +183,6 @@ export class TokensService {
       },
       { secret: this.secret, algorithm: 'HS256', expiresIn: this.options.accessTokenTtlSeconds },
     );
-    const refreshJti = randomUUID();
     const refresh = this.jwt.sign(
       { sub: user.id, provider, type: 'refresh', jti: refreshJti, lid: loginId },
       { secret: this.secret, algorithm: 'HS256', expiresIn: this.options.refreshTokenTtlSeconds },
@@ -210,6 +242,10 @@ export class TokensService {
     };
   }
 }
+
+/** How long a refresh waits for a family another refresh holds: 20 × 25 ms. */
+const FAMILY_WAIT_ATTEMPTS = 20;
+const FAMILY_WAIT_MS = 25;
 
 function refreshKey(jti: string): string {
   return `refresh:${jti}`;

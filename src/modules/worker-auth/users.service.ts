@@ -7,6 +7,7 @@ import { Revocations } from '../../auth/shared-store/revocations.js';
 import { PlatformError } from '../../common/errors.js';
 import { UserIdentityEntity } from './entities/user-identity.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { mergeUserData, type UserDataChanges } from './user-data.js';
 
 /** What a provider says about the person logging in. */
 export interface ProviderProfile {
@@ -72,6 +73,8 @@ export class UsersService {
       level,
       createdAt: new Date(),
       lastLoginAt: null,
+      settings: null,
+      modData: null,
     });
     try {
       return await this.users.save(user);
@@ -104,6 +107,24 @@ export class UsersService {
     // level). Access tokens carry it until they expire (15 min); refreshes read the new one.
     await this.revocations?.revokeUserSessions(user.id, LEVEL_CHANGE_MEMORY_SECONDS);
     return saved;
+  }
+
+  /**
+   * The owner's own update of `settings`, `mod_data` and `username` (see mergeUserData); nothing else of the
+   * record changes. Validated before anything is written.
+   */
+  async updateOwnData(userId: string, changes: UserDataChanges, maxBytes: number): Promise<UserEntity> {
+    const user = await this.findById(userId);
+    if (!user) throw new PlatformError('NOT_FOUND', 'User not found');
+    const merged = mergeUserData(
+      { username: user.username, settings: user.settings ?? {}, modData: user.modData ?? {} },
+      changes,
+      maxBytes,
+    );
+    user.username = merged.username;
+    user.settings = merged.settings;
+    user.modData = merged.modData;
+    return this.users.save(user);
   }
 
   identitiesOf(userId: string): Promise<UserIdentityEntity[]> {

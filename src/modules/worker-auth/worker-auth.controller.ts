@@ -39,7 +39,7 @@ import { PlatformError } from '../../common/errors.js';
 import { ErrorResponseDto } from '../../common/openapi.js';
 import { publicBaseUrl } from '../../common/request-base-url.js';
 import type { UserEntity } from './entities/user.entity.js';
-import { MagicLinkService } from './magic-link.service.js';
+import { MagicLinkService, mailLinkBase } from './magic-link.service.js';
 import {
   OAUTH_PROVIDERS,
   OAUTH_STATE_COOKIE,
@@ -47,7 +47,7 @@ import {
   OAuthService,
   type OAuthProviderName,
 } from './oauth.service.js';
-import { magicLinkConfirmPage, tokenBridgeErrorPage, tokenBridgePage } from './token-bridge.js';
+import { magicLinkApprovedPage, magicLinkConfirmPage, tokenBridgeErrorPage, tokenBridgePage } from './token-bridge.js';
 import { TokensService, type TokenBundle } from './tokens.service.js';
 import { UsersService } from './users.service.js';
 import {
@@ -175,7 +175,8 @@ export class WorkerAuthController {
   @ApiCookieAuth(SESSION_COOKIE_SECURITY)
   @ApiOperation({
     summary: "The caller's user record",
-    description: 'Id, username, e-mail, level, linked providers and dates; never provider tokens or secrets.',
+    description:
+      'Id, username, e-mail, level, linked providers, dates, `settings` and `mod_data`; never provider tokens or secrets.',
   })
   @ApiOkResponse({ type: UserDataEnvelopeDto })
   @ApiNotFoundResponse({ description: 'The session names no existing user', type: ErrorResponseDto })
@@ -197,6 +198,8 @@ export class WorkerAuthController {
         })),
         created_at: user.createdAt.toISOString(),
         last_login_at: user.lastLoginAt?.toISOString() ?? null,
+        settings: user.settings ?? {},
+        mod_data: user.modData ?? {},
       },
       'User data retrieved',
       'Success',
@@ -251,7 +254,8 @@ export class WorkerAuthController {
   @Public({ ignoreToken: true })
   @ApiOperation({
     summary: 'Trade a refresh token for a new bundle',
-    description: 'Rotation: the refresh token given is used up (revoked); using it again is a 401.',
+    description:
+      'Rotation: the refresh token given is used up. Within REFRESH_REUSE_GRACE_SECONDS (30 s) it still answers the current pair (two tabs refreshing at once); later, using it again is a 401 that ends the login.',
   })
   @ApiBody({ type: RefreshRequestDto })
   @ApiOkResponse({ type: TokenBundleDto })
@@ -363,8 +367,8 @@ export class WorkerAuthController {
   @ApiBadRequestResponse({ description: 'Token required', type: ErrorResponseDto })
   async magicConfirm(@Query('token') token: unknown, @Res() response: Response): Promise<void> {
     if (typeof token !== 'string' || !token) throw new PlatformError('BAD_REQUEST', 'Token required');
-    const live = await this.magic.isLive(token);
-    this.answerHtml(response, live ? 200 : 410, magicLinkConfirmPage(token, live));
+    const link = await this.magic.describe(token);
+    this.answerHtml(response, link.live ? 200 : 410, magicLinkConfirmPage(token, link.live, link.polled));
   }
 
   @Post('auth/magic/verify')
@@ -372,14 +376,32 @@ export class WorkerAuthController {
   @ApiOperation({ summary: 'Use a magic link: log in and answer the token-bridge page' })
   @ApiBody({
     description: 'The form the confirm page posts (application/x-www-form-urlencoded) or JSON',
-    schema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
+    schema: {
+      type: 'object',
+      properties: {
+        token: { type: 'string' },
+        confirm_code: {
+          type: 'string',
+          description: 'For a link a command-line or desktop client polls for: the code that client shows',
+        },
+      },
+      required: ['token'],
+    },
   })
   @ApiProduces('text/html')
   @ApiOkResponse({ ...html, description: 'Token bridge (Set-Cookie tb_session)' })
   @ApiUnauthorizedResponse({ ...html, description: 'Expired or used link: error page' })
   async magicVerify(@JsonBody() body: Body, @Req() request: Request, @Res() response: Response): Promise<void> {
-    const token = stringField(body, 'token') ?? (await formField(request, 'token'));
+    const form = await formFields(request);
+    const token = stringField(body, 'token') ?? form?.get('token') ?? null;
+    const confirmCode = stringField(body, 'confirm_code') ?? form?.get('confirm_code') ?? null;
     try {
+      // A link a command-line or desktop client polls for signs that device in, not this browser.
+      if (confirmCode !== null || (typeof token === 'string' && (await this.magic.describe(token)).polled)) {
+        await this.magic.approvePoll(token, confirmCode);
+        this.answerHtml(response, 200, magicLinkApprovedPage());
+        return;
+      }
       const login = await this.magic.consume(token);
       await this.answerBridge(response, login.user, 'magic_link', null);
     } catch (error) {
@@ -427,19 +449,8 @@ export class WorkerAuthController {
     return publicBaseUrl(request, this.options.publicBaseUrl);
   }
 
-  /**
-   * The base of links in mail: the workers' configured public URL (WORKER_PUBLIC_BASE_URL). Without one, the request's own Host only when it is loopback (the embedded default), and never forwarded
-   * headers, even from a trusted proxy: anyone could ask for a victim's link with `Host: evil.example` or
-   * `X-Forwarded-Host` and receive the victim's click.
-   */
   private mailLinkBase(request: Request): string {
-    if (this.options.publicBaseUrl) return this.options.publicBaseUrl;
-    const host = new URL(`http://${request.get('host') ?? 'invalid'}`).hostname;
-    if (['localhost', '127.0.0.1', '[::1]'].includes(host)) return `http://${request.get('host')}`;
-    throw new PlatformError(
-      'SERVICE_UNAVAILABLE',
-      'Magic links need WORKER_PUBLIC_BASE_URL on a worker reached by a public name',
-    );
+    return mailLinkBase(this.options.publicBaseUrl, request.get('host'));
   }
 
   /** The OAuth state binding cookie (only sent back to `/auth/…`); Max-Age 0 removes it. */
@@ -461,8 +472,8 @@ function oauthProvider(name: string): OAuthProviderName {
   return name as OAuthProviderName;
 }
 
-/** A field of an urlencoded form body (the confirm page posts one); the JSON parser leaves those unread. */
-async function formField(request: Request, name: string): Promise<string | null> {
+/** The fields of an urlencoded form body (the confirm page posts one); the JSON parser leaves those unread. */
+async function formFields(request: Request): Promise<URLSearchParams | null> {
   if (!/application\/x-www-form-urlencoded/i.test(request.get('content-type') ?? '') || request.readableEnded)
     return null;
   const chunks: Buffer[] = [];
@@ -472,5 +483,5 @@ async function formField(request: Request, name: string): Promise<string | null>
     if (size > 8192) throw new PlatformError('PAYLOAD_TOO_LARGE', 'Form too large');
     chunks.push(chunk as Buffer);
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get(name);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }

@@ -2,6 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { WorkerAuthConfig } from '../../config/config.js';
+import { CloudMAuthMod } from './cloudm-auth/cloudm-auth.mod.js';
+import { DeviceInvitesService } from './cloudm-auth/device-invites.service.js';
 import { UserIdentityEntity } from './entities/user-identity.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { Mailer } from './mailer.js';
@@ -17,7 +19,7 @@ import { WORKER_AUTH_CONFIG } from './worker-auth.options.js';
 
 /**
  * WorkerAuth, the platform's identity provider: users, access/refresh tokens, the tb_session
- * cookie, OAuth (Discord, Google) and magic links. Needs the DatabaseModule, the CountersModule (request
+ * cookie, OAuth (Discord, Google), magic links, device invites and the `CloudM.Auth` functions. Needs the DatabaseModule, the CountersModule (request
  * limits) and `AuthModule.forRoot` with the `session-cookie` strategy (SessionCookies, the shared store).
  */
 @Module({})
@@ -37,6 +39,9 @@ export class WorkerAuthModule {
         PasskeysService,
         // Passkey functions of CloudM.Auth, served at /api/CloudM.Auth/… by the HTTP worker.
         PasskeyFunctions,
+        DeviceInvitesService,
+        // The original web client's CloudM.Auth functions (/api/CloudM.Auth/{fn}), on these services.
+        CloudMAuthMod,
       ],
       exports: [UsersService, TokensService],
     };

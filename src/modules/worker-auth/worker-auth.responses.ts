@@ -55,6 +55,14 @@ export class UserDataDto {
   @ApiProperty({ type: [LinkedIdentityDto] }) providers: LinkedIdentityDto[];
   @ApiProperty({ type: String, format: 'date-time' }) created_at: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_login_at: string | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: "The web client's settings ({} until saved)",
+  })
+  settings: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Per-module data by module name' })
+  mod_data: Record<string, unknown>;
 }
 
 export class UserDataResultDto {

@@ -118,11 +118,11 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
   });
 
   describe('methods', () => {
-    it('AUTO is GET without parameters and POST with them; the other method is 405 with Allow', async () => {
-      const getHello = await fetch(url('/api/Worker.Test/hello'), { method: 'POST' });
-      expect(getHello.status).toBe(405);
-      expect(getHello.headers.get('allow')).toBe('GET, HEAD');
-      expect(await json(getHello)).toMatchObject({ info: { exec_code: 405 } });
+    it('AUTO is GET and POST without parameters and POST with them; the other method is 405 with Allow', async () => {
+      const putHello = await fetch(url('/api/Worker.Test/hello'), { method: 'PUT' });
+      expect(putHello.status).toBe(405);
+      expect(putHello.headers.get('allow')).toBe('GET, POST, HEAD');
+      expect(await json(putHello)).toMatchObject({ info: { exec_code: 405 } });
 
       const getEcho = await fetch(url('/api/Worker.Test/echo?a=1'));
       expect(getEcho.status).toBe(405);
@@ -138,6 +138,19 @@ describe.each(backends())('HTTP worker /api/{module}/{function} ($name)', (backe
         expect({ method, status: response.status }).toEqual({ method, status: 405 });
         expect(response.headers.get('allow')).toBe('PUT, DELETE');
       }
+    });
+
+    it('answers POST with an empty or a JSON {} body for a parameterless AUTO function', async () => {
+      const empty = await fetch(url('/api/Worker.Test/hello'), { method: 'POST' });
+      expect(empty.status).toBe(200);
+      expect((await json(empty)).result.data).toBe('hello');
+      const braces = await fetch(url('/api/Worker.Test/hello'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(braces.status).toBe(200);
+      expect((await json(braces)).result.data).toBe('hello');
     });
 
     it('answers HEAD where GET is allowed', async () => {

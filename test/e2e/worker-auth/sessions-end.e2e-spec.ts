@@ -69,6 +69,8 @@ describe.each(backends())('Sessions that end on $name', (backend) => {
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Toolbox <login@example.test>',
       MAGIC_LINK_PER_EMAIL_PER_HOUR: '3',
+      // Strict rotation: a rotated-away token is reuse at once (the tabs' grace window has its own suite, cloudm-auth).
+      REFRESH_REUSE_GRACE_SECONDS: '0',
       DISCORD_CLIENT_ID: provider.clientId,
       DISCORD_CLIENT_SECRET: provider.clientSecret,
       DISCORD_AUTHORIZE_URL: `${provider.baseUrl}/authorize`,

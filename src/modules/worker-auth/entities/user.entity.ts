@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { utcDate } from '../../../database/column-transformers.js';
+import { jsonText, utcDate } from '../../../database/column-transformers.js';
 
 /** A platform user (WorkerAuth): `usr_<24 hex>`, unique e-mail regardless of case, access level -1/0/1/2. */
 @Entity('platform_users')
@@ -26,4 +26,12 @@ export class UserEntity {
 
   @Column({ name: 'last_login_at', type: 'datetime', nullable: true, transformer: utcDate })
   lastLoginAt: Date | null;
+
+  /** Free-form settings of the web client (JSON object; null until first saved). */
+  @Column({ type: 'text', nullable: true, transformer: jsonText })
+  settings: Record<string, unknown> | null;
+
+  /** Data modules keep per user, by module name (JSON object; null until first saved). */
+  @Column({ name: 'mod_data', type: 'text', nullable: true, transformer: jsonText })
+  modData: Record<string, unknown> | null;
 }

@@ -74,6 +74,8 @@ export class PasskeyFunctions {
     modName: MODULE,
     name: 'passkey_login_start',
     api: true,
+    // A login: a stale cookie or expired token in the browser must not turn it into a 401.
+    ignoreCredentials: true,
     apiMethods: ['POST'],
     requestAsKwarg: true,
     test: false,
@@ -87,6 +89,8 @@ export class PasskeyFunctions {
     modName: MODULE,
     name: 'passkey_login_finish',
     api: true,
+    // A login: a stale cookie or expired token in the browser must not turn it into a 401.
+    ignoreCredentials: true,
     apiMethods: ['POST'],
     requestAsKwarg: true,
     test: false,
