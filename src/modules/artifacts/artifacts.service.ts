@@ -6,7 +6,7 @@ import type { Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
 import { REGISTRY_CONFIG } from '../../config/config.module.js';
 import type { RegistryConfig } from '../../config/config.js';
-import { type Caller, PackagesService, type PublisherEntity, PublishersService } from '../registry/index.js';
+import { type Caller, PackagesService, type PublisherSummary, PublishersService } from '../registry/index.js';
 import type { ArtifactType } from './artifact-vocabulary.js';
 import type { VersionWithBuilds } from './artifacts.views.js';
 import { ArtifactBuildEntity } from './entities/artifact-build.entity.js';
@@ -30,7 +30,7 @@ export interface ArtifactListFilter {
 
 export interface ArtifactWithOwner {
   artifact: ArtifactEntity;
-  publisher: PublisherEntity | null;
+  publisher: PublisherSummary | null;
 }
 
 /** Artifact records: create, list, read. Artifacts are public; their files live in ArtifactBuildsService. */
@@ -102,7 +102,7 @@ export class ArtifactsService {
 
   async detail(
     name: string,
-  ): Promise<{ artifact: ArtifactEntity; publisher: PublisherEntity | null; versions: VersionWithBuilds[] }> {
+  ): Promise<{ artifact: ArtifactEntity; publisher: PublisherSummary | null; versions: VersionWithBuilds[] }> {
     const artifact = await this.find(name);
     const [publisher, versions] = await Promise.all([
       this.publishers.findById(artifact.publisherId),
