@@ -1,4 +1,4 @@
-import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { infrastructureOf, type PlatformConfig } from './config.js';
 
 /*
@@ -20,14 +20,14 @@ export const WS_WORKER_CONFIG = Symbol('WS_WORKER_CONFIG');
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
 /** Every token this module provides, with the part of the configuration each holds. */
-function sectionProviders(config: PlatformConfig): Provider[] {
+function sections(config: PlatformConfig): Array<[symbol, unknown]> {
   return [
-    { provide: INFRASTRUCTURE_CONFIG, useValue: infrastructureOf(config) },
-    { provide: REGISTRY_CONFIG, useValue: config.registry },
-    { provide: SEARCH_CONFIG, useValue: config.search },
-    { provide: HTTP_WORKER_CONFIG, useValue: config.httpWorker },
-    { provide: WS_WORKER_CONFIG, useValue: config.wsWorker },
-    { provide: GATEWAY_CONFIG, useValue: config.gateway },
+    [INFRASTRUCTURE_CONFIG, infrastructureOf(config)],
+    [REGISTRY_CONFIG, config.registry],
+    [SEARCH_CONFIG, config.search],
+    [HTTP_WORKER_CONFIG, config.httpWorker],
+    [WS_WORKER_CONFIG, config.wsWorker],
+    [GATEWAY_CONFIG, config.gateway],
   ];
 }
 
@@ -36,11 +36,11 @@ function sectionProviders(config: PlatformConfig): Provider[] {
 @Module({})
 export class ConfigModule {
   static forRoot(config: PlatformConfig): DynamicModule {
-    const providers = sectionProviders(config);
+    const provided = sections(config);
     return {
       module: ConfigModule,
-      providers,
-      exports: providers.map((provider) => (provider as { provide: symbol }).provide),
+      providers: provided.map(([token, value]) => ({ provide: token, useValue: value })),
+      exports: provided.map(([token]) => token),
     };
   }
 }
