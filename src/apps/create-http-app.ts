@@ -2,12 +2,9 @@ import { Logger, type INestApplication, type LoggerService, type LogLevel } from
 import { NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { json } from 'body-parser';
-import { PlatformError } from '../common/errors.js';
-import { jsonDeeperThan, MAX_JSON_DEPTH } from '../common/json-depth.js';
+import { jsonBodyMiddleware } from '../common/json-body.js';
 import { answerClientErrorsAsJson, rejectLongUrls } from '../common/oversized-requests.js';
 import type { Server } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
 import type { AuthModuleOptions } from '../auth/auth.options.js';
 import { addAuthSecuritySchemes } from '../auth/openapi.js';
 import { closeRefusedUploads, RequestBodyInterceptor } from '../common/request-body.js';
@@ -130,26 +127,6 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
     SwaggerModule.setup(path, app, document, { jsonDocumentUrl: `${path}-json`, yamlDocumentUrl: `${path}-yaml` });
   }
   return app;
-}
-
-/**
- * JSON bodies read before routing; multipart uploads are streamed by the routes that take them. GET and HEAD
- * carry no body, so the hottest requests skip the parser entirely.
- */
-function jsonBodyMiddleware(
-  limit: string | number,
-): (request: Request, response: Response, next: NextFunction) => void {
-  const parseJson = json({ limit });
-  return (request, response, next) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return next();
-    parseJson(request, response, (error?: unknown) => {
-      if (error) return next(error);
-      // Validation and transformation recurse: a hostile nesting must stop here, not overflow the stack.
-      if (jsonDeeperThan(request.body))
-        return next(new PlatformError('BAD_REQUEST', `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`));
-      next();
-    });
-  };
 }
 
 /** Where a service listens: its configuration section's host and port. */

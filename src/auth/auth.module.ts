@@ -3,8 +3,8 @@ import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
+import type { InfrastructureConfig } from '../config/config.js';
 import { REDIS_CLIENT } from '../counters/counters.module.js';
 import { AuthGuard } from './auth.guard.js';
 import { AUTH_OPTIONS, authStrategyToken, type AuthModuleOptions } from './auth.options.js';
@@ -37,9 +37,9 @@ const PLATFORM_STRATEGIES: Partial<Record<AuthStrategyName, Type<AuthStrategy>>>
  */
 const authStoreProvider: Provider = {
   provide: AUTH_STORE,
-  inject: [PLATFORM_CONFIG, { token: REDIS_CLIENT, optional: true }, { token: DataSource, optional: true }],
+  inject: [INFRASTRUCTURE_CONFIG, { token: REDIS_CLIENT, optional: true }, { token: DataSource, optional: true }],
   useFactory: (
-    config: PlatformConfig,
+    config: InfrastructureConfig,
     redis: Redis | null | undefined,
     dataSource: DataSource | undefined,
   ): AuthStore => {

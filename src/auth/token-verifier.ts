@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
+import type { InfrastructureConfig } from '../config/config.js';
 import { PlatformError } from '../common/errors.js';
 import { ACCESS_LEVEL, isAccessLevel } from './access-level.js';
 import type { Principal } from './principal.js';
@@ -16,7 +16,7 @@ import type { Principal } from './principal.js';
 export class TokenVerifier {
   constructor(
     private readonly jwt: JwtService,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) private readonly config: InfrastructureConfig,
   ) {}
 
   verify(token: string): Principal {

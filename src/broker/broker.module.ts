@@ -1,7 +1,7 @@
 import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { inClusterWorker } from '../cluster/cluster-bus.js';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
+import type { InfrastructureConfig } from '../config/config.js';
 import { IpcMessageBroker } from './ipc-message-broker.js';
 import { LocalMessageBroker } from './local-message-broker.js';
 import { MESSAGE_BROKER, type MessageBroker } from './message-broker.js';
@@ -11,7 +11,7 @@ import { RedisMessageBroker } from './redis-message-broker.js';
  * The broker MESSAGE_BROKER asks for: `auto` is Redis when REDIS_URL is set, else the primary's relay in a
  * worker of a clustered service (`tb registry --workers N`), else this process alone.
  */
-export function createMessageBroker(config: PlatformConfig, logger = new Logger('MessageBroker')): MessageBroker {
+export function createMessageBroker(config: InfrastructureConfig, logger = new Logger('MessageBroker')): MessageBroker {
   const onError = (error: unknown) => logger.error(`message broker: ${(error as Error)?.message ?? String(error)}`);
   const choice =
     config.messageBroker === 'auto'
@@ -32,8 +32,8 @@ export function createMessageBroker(config: PlatformConfig, logger = new Logger(
   providers: [
     {
       provide: MESSAGE_BROKER,
-      inject: [PLATFORM_CONFIG],
-      useFactory: (config: PlatformConfig) => createMessageBroker(config),
+      inject: [INFRASTRUCTURE_CONFIG],
+      useFactory: (config: InfrastructureConfig) => createMessageBroker(config),
     },
   ],
   exports: [MESSAGE_BROKER],

@@ -1,7 +1,7 @@
 import { createParamDecorator, Inject, Injectable, type ExecutionContext, type PipeTransform } from '@nestjs/common';
 import type { Request } from 'express';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { REGISTRY_CONFIG } from '../config/config.module.js';
+import type { RegistryConfig } from '../config/config.js';
 
 /** The origin the request was sent to, as this process saw it (scheme and Host header). */
 export function requestOrigin(request: Pick<Request, 'protocol' | 'get'>): string {
@@ -19,10 +19,10 @@ const RequestForBaseUrl = createParamDecorator((_data: unknown, context: Executi
 
 @Injectable()
 export class RequestBaseUrlPipe implements PipeTransform<Request, string> {
-  constructor(@Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig) {}
+  constructor(@Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig) {}
 
   transform(request: Request): string {
-    return publicBaseUrl(request, this.config.registry.publicBaseUrl);
+    return publicBaseUrl(request, this.registry.publicBaseUrl);
   }
 }
 

@@ -1,10 +1,8 @@
 import { SetMetadata, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
-import { json } from 'body-parser';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { from, mergeMap, type Observable } from 'rxjs';
-import { PlatformError } from './errors.js';
-import { jsonDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
+import { bodyTooLarge, jsonBodyReader, type JsonBodyReader } from './json-body.js';
 
 export const BODY_LIMIT_METADATA = 'tb:body-limit';
 
@@ -25,10 +23,6 @@ export const BodyLimit = (name: string, options: { streamed?: boolean } = {}) =>
 /** How long the connection of a refused upload stays open for the client to read the answer. */
 export const REFUSED_BODY_CLOSE_MS = 2000;
 
-function tooLarge(limit: number): PlatformError {
-  return new PlatformError('PAYLOAD_TOO_LARGE', `The request body is larger than this route accepts (${limit} bytes)`);
-}
-
 function hasBody(request: Request): boolean {
   if (request.method === 'GET' || request.method === 'HEAD') return false;
   return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
@@ -41,7 +35,7 @@ function hasBody(request: Request): boolean {
  * over the cap is a 413 at once (the unread rest is left to closeRefusedUploads).
  */
 export class RequestBodyInterceptor implements NestInterceptor {
-  private readonly parsers = new Map<number, RequestHandler>();
+  private readonly readers = new Map<number, JsonBodyReader>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -58,7 +52,7 @@ export class RequestBodyInterceptor implements NestInterceptor {
     ]);
     const limit = this.limitOf(rule);
     const declared = request.headers['content-length'];
-    if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
+    if (declared !== undefined && Number(declared) > limit) throw bodyTooLarge(limit);
     // Other media types are left unread for the route, as before (a JSON route then sees no body).
     if (rule?.streamed || !request.is('application/json')) return next.handle();
     const response = context.switchToHttp().getResponse<Response>();
@@ -73,33 +67,14 @@ export class RequestBodyInterceptor implements NestInterceptor {
     return limit;
   }
 
+  /** The one JSON reader (json-body.ts), answering 413 as soon as the route's cap is passed. */
   private readJson(request: Request, response: Response, limit: number): Promise<void> {
-    let parse = this.parsers.get(limit);
-    if (!parse) {
-      parse = json({ limit });
-      this.parsers.set(limit, parse);
+    let read = this.readers.get(limit);
+    if (!read) {
+      read = jsonBodyReader(limit, { answerPastLimit: true });
+      this.readers.set(limit, read);
     }
-    return new Promise((resolve, reject) => {
-      // body-parser reads an oversized body to its end before it reports it; counting here answers as the
-      // cap is passed (the parser's own limit still bounds what a compressed body inflates to).
-      let received = 0;
-      const count = (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > limit) {
-          request.off('data', count);
-          reject(tooLarge(limit));
-        }
-      };
-      request.on('data', count);
-      parse(request, response, (error?: unknown) => {
-        request.off('data', count);
-        if (error) return reject(error as Error);
-        // Validation and transformation recurse: a hostile nesting must stop here, not overflow the stack.
-        if (jsonDeeperThan(request.body))
-          return reject(new PlatformError('BAD_REQUEST', `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`));
-        resolve();
-      });
-    });
+    return read(request, response);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Global, Inject, Module, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
+import type { InfrastructureConfig } from '../config/config.js';
 import { ClusterCounterStore } from '../cluster/cluster-counter-store.js';
 import { inClusterWorker } from '../cluster/cluster-bus.js';
 import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore, type CounterStore } from './counter-store.js';
@@ -13,16 +13,16 @@ export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
   providers: [
     {
       provide: REDIS_CLIENT,
-      inject: [PLATFORM_CONFIG],
-      useFactory: (config: PlatformConfig) =>
+      inject: [INFRASTRUCTURE_CONFIG],
+      useFactory: (config: InfrastructureConfig) =>
         config.redisUrl
           ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
           : null,
     },
     {
       provide: COUNTER_STORE,
-      inject: [PLATFORM_CONFIG, REDIS_CLIENT],
-      useFactory: (config: PlatformConfig, redis: Redis | null): CounterStore => {
+      inject: [INFRASTRUCTURE_CONFIG, REDIS_CLIENT],
+      useFactory: (config: InfrastructureConfig, redis: Redis | null): CounterStore => {
         if (redis) return new RedisCounterStore(redis, config.redisPrefix);
         // Workers of a clustered service share the primary's counters.
         return inClusterWorker() ? new ClusterCounterStore() : new MemoryCounterStore();

@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
+import type { InfrastructureConfig } from '../config/config.js';
 import { createDataSourceOptions } from './data-source-options.js';
 
 @Global()
@@ -12,8 +12,8 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          inject: [PLATFORM_CONFIG],
-          useFactory: (config: PlatformConfig) => ({
+          inject: [INFRASTRUCTURE_CONFIG],
+          useFactory: (config: InfrastructureConfig) => ({
             ...createDataSourceOptions(config.database, { logging: config.debug }),
             migrationsRun: config.runMigrations,
           }),

@@ -5,8 +5,8 @@ import { HealthIndicatorService } from '@nestjs/terminus';
 import { HealthDto, ReadinessDto, ReadinessFailureDto } from './health.responses.js';
 import type { Response } from 'express';
 import { Public } from '../auth/access.decorators.js';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
+import type { InfrastructureConfig } from '../config/config.js';
 import { SkipRateLimit } from '../rate-limit/rate-limit.guard.js';
 import type { ReadinessCheck } from './readiness-checks.js';
 
@@ -32,7 +32,7 @@ const CHECK_TIMEOUT_MS = 3000;
 @Controller()
 export class ReadinessController implements OnModuleInit {
   constructor(
-    @Inject(PLATFORM_CONFIG) protected readonly config: PlatformConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) protected readonly config: InfrastructureConfig,
     @Inject(HEALTH_CHECKS) private readonly checks: ReadinessCheck[],
     @Inject(LIVENESS_DETAILS) private readonly livenessDetails: LivenessDetails | null,
     protected readonly modules: ModuleRef,

@@ -1,7 +1,7 @@
 import { Global, Inject, Module, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import type { PlatformConfig } from '../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
+import type { InfrastructureConfig } from '../config/config.js';
 import { BullJobQueue } from './bull-job-queue.js';
 import { InProcessJobQueue } from './in-process-job-queue.js';
 import { JOB_QUEUE, type JobQueue } from './job-queue.js';
@@ -11,8 +11,8 @@ import { JOB_QUEUE, type JobQueue } from './job-queue.js';
   providers: [
     {
       provide: JOB_QUEUE,
-      inject: [PLATFORM_CONFIG, DataSource],
-      useFactory: (config: PlatformConfig, dataSource: DataSource): JobQueue =>
+      inject: [INFRASTRUCTURE_CONFIG, DataSource],
+      useFactory: (config: InfrastructureConfig, dataSource: DataSource): JobQueue =>
         config.redisUrl ? new BullJobQueue(config.redisUrl, config.redisPrefix) : new InProcessJobQueue(dataSource),
     },
   ],

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { PLATFORM_CONFIG } from '../config/config.module.js';
-import { requireJwtSecret, type PlatformConfig } from '../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
+import { requireJwtSecret, type InfrastructureConfig } from '../config/config.js';
 import { createObjectStore } from './object-store.factory.js';
 import { StorageService } from './storage.service.js';
 import { OBJECT_STORES } from './storage.tokens.js';
@@ -12,14 +12,14 @@ import { DownloadUrls } from './download-urls.js';
   providers: [
     {
       provide: OBJECT_STORES,
-      inject: [PLATFORM_CONFIG],
-      useFactory: (config: PlatformConfig) =>
+      inject: [INFRASTRUCTURE_CONFIG],
+      useFactory: (config: InfrastructureConfig) =>
         [config.storage.primary, ...config.storage.mirrors].map(createObjectStore),
     },
     {
       provide: UrlSigner,
-      inject: [PLATFORM_CONFIG],
-      useFactory: (config: PlatformConfig) => new UrlSigner(requireJwtSecret(config, 'signed download URLs')),
+      inject: [INFRASTRUCTURE_CONFIG],
+      useFactory: (config: InfrastructureConfig) => new UrlSigner(requireJwtSecret(config, 'signed download URLs')),
     },
     StorageService,
     DownloadUrls,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PlatformError } from '../../common/errors.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../../config/config.module.js';
+import type { InfrastructureConfig } from '../../config/config.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { Revocations } from '../shared-store/revocations.js';
 import type { Principal } from '../principal.js';
@@ -33,7 +33,7 @@ export class SessionCookies {
 
   constructor(
     @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
-    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) config: InfrastructureConfig,
     private readonly revocations: Revocations,
   ) {
     const cookie = options.sessionCookie ?? {};

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import semver from 'semver';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
 import { PlatformError, type FieldError } from '../../common/errors.js';
 import type { MultipartBody, UploadedFile } from '../../common/multipart-reader.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
 import type { ByteRange } from '../../storage/object-store.js';
 import { StorageService } from '../../storage/storage.service.js';
 import { DownloadUrls } from '../../storage/download-urls.js';
@@ -59,7 +57,6 @@ export class ArtifactBuildsService {
     private readonly packages: PackagesService,
     private readonly storage: StorageService,
     private readonly downloadUrls: DownloadUrls,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
   /**

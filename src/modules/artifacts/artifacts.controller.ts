@@ -8,8 +8,8 @@ import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js'
 import { RequestBaseUrl } from '../../common/request-base-url.js';
 import { ApiErrors, ApiFileResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { INFRASTRUCTURE_CONFIG, REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { InfrastructureConfig, RegistryConfig } from '../../config/config.js';
 import type { Caller } from '../registry/index.js';
 import { ArtifactBuildsService } from './artifact-builds.service.js';
 import { canonicalArtifactType } from './artifact-vocabulary.js';
@@ -36,7 +36,8 @@ export class ArtifactsController {
   constructor(
     private readonly artifacts: ArtifactsService,
     private readonly builds: ArtifactBuildsService,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) private readonly infrastructure: InfrastructureConfig,
   ) {}
 
   @Get()
@@ -119,8 +120,8 @@ export class ArtifactsController {
     }
     const body = await readMultipart(request, {
       fileField: 'file',
-      maxFileBytes: this.config.registry.uploadMaxBytes,
-      tempRoot: uploadTempRoot(this.config),
+      maxFileBytes: this.registry.uploadMaxBytes,
+      tempRoot: uploadTempRoot(this.infrastructure),
     });
     try {
       const { artifact: updated, version, build } = await this.builds.upload(caller, artifact, body);

@@ -4,9 +4,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import semver from 'semver';
 import type { Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
-import { type Caller, PackagesService, type PublisherEntity, PublishersService } from '../registry/index.js';
+import { REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { RegistryConfig } from '../../config/config.js';
+import { type Caller, PackagesService, type PublisherSummary, PublishersService } from '../registry/index.js';
 import type { ArtifactType } from './artifact-vocabulary.js';
 import type { VersionWithBuilds } from './artifacts.views.js';
 import { ArtifactBuildEntity } from './entities/artifact-build.entity.js';
@@ -30,7 +30,7 @@ export interface ArtifactListFilter {
 
 export interface ArtifactWithOwner {
   artifact: ArtifactEntity;
-  publisher: PublisherEntity | null;
+  publisher: PublisherSummary | null;
 }
 
 /** Artifact records: create, list, read. Artifacts are public; their files live in ArtifactBuildsService. */
@@ -42,14 +42,14 @@ export class ArtifactsService {
     @InjectRepository(ArtifactBuildEntity) private readonly builds: Repository<ArtifactBuildEntity>,
     private readonly publishers: PublishersService,
     private readonly packages: PackagesService,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
   ) {}
 
   async create(caller: Caller, input: ArtifactInput): Promise<ArtifactWithOwner> {
     // Same gate as packages: a publisher, not suspended.
     const publisher = await this.packages.publishingPublisher(caller);
     // Artifacts are always public, so the "public needs verified" rule applies to every one of them.
-    if (this.config.registry.requireVerifiedPublisher && publisher.verificationStatus !== 'verified') {
+    if (this.registry.requireVerifiedPublisher && publisher.verificationStatus !== 'verified') {
       throw new PlatformError(
         'FORBIDDEN',
         'Artifacts are public and require a verified publisher on this registry (REGISTRY_REQUIRE_VERIFIED_PUBLISHER)',
@@ -102,7 +102,7 @@ export class ArtifactsService {
 
   async detail(
     name: string,
-  ): Promise<{ artifact: ArtifactEntity; publisher: PublisherEntity | null; versions: VersionWithBuilds[] }> {
+  ): Promise<{ artifact: ArtifactEntity; publisher: PublisherSummary | null; versions: VersionWithBuilds[] }> {
     const artifact = await this.find(name);
     const [publisher, versions] = await Promise.all([
       this.publishers.findById(artifact.publisherId),

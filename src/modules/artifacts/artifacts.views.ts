@@ -1,4 +1,4 @@
-import { type PublisherEntity, publisherRef } from '../registry/index.js';
+import { type PublisherSummary, publisherRef } from '../registry/index.js';
 import type { ArtifactBuildEntity } from './entities/artifact-build.entity.js';
 import type { ArtifactVersionEntity } from './entities/artifact-version.entity.js';
 import type { ArtifactEntity } from './entities/artifact.entity.js';
@@ -18,7 +18,7 @@ export interface VersionWithBuilds {
   builds: ArtifactBuildEntity[];
 }
 
-export function artifactListItem(artifact: ArtifactEntity, publisher: PublisherEntity | null): ArtifactListItemDto {
+export function artifactListItem(artifact: ArtifactEntity, publisher: PublisherSummary | null): ArtifactListItemDto {
   return {
     id: artifact.id,
     name: artifact.name,
@@ -58,7 +58,7 @@ export function artifactVersionView({ version, builds }: VersionWithBuilds): Art
 
 export function artifactDetail(
   artifact: ArtifactEntity,
-  publisher: PublisherEntity | null,
+  publisher: PublisherSummary | null,
   versions: VersionWithBuilds[],
 ): ArtifactDetailDto {
   return { ...artifactListItem(artifact, publisher), versions: versions.map(artifactVersionView) };
@@ -88,7 +88,7 @@ export function latestBuildView(
 }
 
 export function artifactListView(
-  items: { artifact: ArtifactEntity; publisher: PublisherEntity | null }[],
+  items: { artifact: ArtifactEntity; publisher: PublisherSummary | null }[],
   total: number,
   page: number,
   perPage: number,

@@ -5,8 +5,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import semver from 'semver';
 import { In, type Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { RegistryConfig } from '../../config/config.js';
 import { JOB_QUEUE, type JobQueue } from '../../queue/job-queue.js';
 import type { ByteRange } from '../../storage/object-store.js';
 import { StorageService } from '../../storage/storage.service.js';
@@ -61,7 +61,7 @@ export class DiffService implements OnModuleInit {
     private readonly storage: StorageService,
     private readonly events: RegistryEvents,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
   ) {}
 
   onModuleInit(): void {
@@ -86,7 +86,7 @@ export class DiffService implements OnModuleInit {
         `Building the delta from ${pair.from.version} to ${pair.to.version} failed (${row.error ?? 'unknown error'}); download the full version`,
       );
     }
-    const inlineLimit = this.config.registry.deltaInlineMaxBytes;
+    const inlineLimit = this.registry.deltaInlineMaxBytes;
     if (pair.from.sizeBytes <= inlineLimit && pair.to.sizeBytes <= inlineLimit) {
       try {
         const delta = await this.generator.generate(this.payloadOf(pkg.id, pair, false));
@@ -240,7 +240,7 @@ export class DiffService implements OnModuleInit {
 
   /** On upload: queue deltas from the previous non-yanked versions (rule in pregeneration-sources.ts). */
   private async pregenerate(packageId: string, version: string): Promise<void> {
-    const count = this.config.registry.deltaPreviousVersions;
+    const count = this.registry.deltaPreviousVersions;
     if (count <= 0) return;
     const rows = await this.packages.versionsOf(packageId);
     const target = rows.find((row) => row.version === version);

@@ -1,4 +1,3 @@
-import type { PackageEntity } from '../registry/index.js';
 import type { PackageDeltaEntity } from './entities/package-delta.entity.js';
 import type { DiffInfoDto, DiffPendingDto } from './diff.responses.js';
 
@@ -14,11 +13,7 @@ export function diffPath(packageName: string, fromVersion: string, toVersion: st
 }
 
 /** Diff info: the documented fields plus what a client needs to decide and to verify. */
-export function diffInfoView(
-  pkg: Pick<PackageEntity, 'name'>,
-  delta: PackageDeltaEntity,
-  baseUrl: string,
-): DiffInfoDto {
+export function diffInfoView(pkg: { name: string }, delta: PackageDeltaEntity, baseUrl: string): DiffInfoDto {
   const patchSize = delta.patchSize ?? 0;
   const fullSize = delta.fullSize ?? 0;
   const ratio = compressionRatio(patchSize, fullSize);
@@ -45,7 +40,7 @@ export function diffInfoView(
 }
 
 export function diffPendingView(
-  pkg: Pick<PackageEntity, 'name'>,
+  pkg: { name: string },
   fromVersion: string,
   toVersion: string,
   jobId: string,
@@ -62,7 +57,7 @@ export function diffPendingView(
 }
 
 export function deltaFileName(
-  pkg: Pick<PackageEntity, 'name'>,
+  pkg: { name: string },
   delta: Pick<PackageDeltaEntity, 'fromVersion' | 'toVersion'>,
 ): string {
   return `${pkg.name}-${delta.fromVersion}-to-${delta.toVersion}.tbdelta`;

@@ -3,8 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { PlatformError } from '../../common/errors.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { GATEWAY_CONFIG, INFRASTRUCTURE_CONFIG } from '../../config/config.module.js';
+import type { GatewayConfig, InfrastructureConfig } from '../../config/config.js';
 import { MeteringService } from './accounts/metering.service.js';
 import type { GatewayCaller } from './gateway-caller.js';
 
@@ -76,12 +76,13 @@ export interface AudioAnswer {
 @Injectable()
 export class AudioService {
   constructor(
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(GATEWAY_CONFIG) private readonly gateway: GatewayConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) private readonly infrastructure: InfrastructureConfig,
     private readonly metering: MeteringService,
   ) {}
 
   async speech(caller: GatewayCaller, body: unknown): Promise<AudioAnswer> {
-    const { ttsUrl, ttsApiKey } = this.config.gateway;
+    const { ttsUrl, ttsApiKey } = this.gateway;
     if (!ttsUrl)
       throw new PlatformError('NOT_IMPLEMENTED', 'Text-to-speech is not configured on this gateway (set TTS_URL)');
     const request = parseSpeechRequest(body);
@@ -110,7 +111,7 @@ export class AudioService {
 
   /** Synthesizes one piece of text without metering (a live-voice turn is billed as its chat). */
   async synthesize(request: SpeechRequest): Promise<AudioAnswer> {
-    const { ttsUrl, ttsApiKey } = this.config.gateway;
+    const { ttsUrl, ttsApiKey } = this.gateway;
     if (!ttsUrl)
       throw new PlatformError('NOT_IMPLEMENTED', 'Text-to-speech is not configured on this gateway (set TTS_URL)');
     const answer = await this.forward(`${ttsUrl}/audio/speech`, ttsApiKey, {
@@ -121,11 +122,11 @@ export class AudioService {
   }
 
   get speechConfigured(): boolean {
-    return this.config.gateway.ttsUrl !== null;
+    return this.gateway.ttsUrl !== null;
   }
 
   async transcription(caller: GatewayCaller, request: Request): Promise<AudioAnswer> {
-    const { sttUrl, sttApiKey } = this.config.gateway;
+    const { sttUrl, sttApiKey } = this.gateway;
     if (!sttUrl)
       throw new PlatformError('NOT_IMPLEMENTED', 'Speech-to-text is not configured on this gateway (set STT_URL)');
     if (!String(request.headers['content-type'] ?? '').startsWith('multipart/form-data')) {
@@ -133,7 +134,7 @@ export class AudioService {
     }
     const upload = await readMultipart(request, {
       fileField: 'file',
-      tempRoot: uploadTempRoot(this.config),
+      tempRoot: uploadTempRoot(this.infrastructure),
       maxFileBytes: TRANSCRIPTION_MAX_BYTES,
     });
     try {

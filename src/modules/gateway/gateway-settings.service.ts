@@ -7,8 +7,8 @@ import type { Repository } from 'typeorm';
 import { LocalMessageBroker, MESSAGE_BROKER, type MessageBroker } from '../../broker/index.js';
 import { writeFileAtomically } from '../../common/atomic-write.js';
 import { PlatformError } from '../../common/errors.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { GATEWAY_CONFIG, INFRASTRUCTURE_CONFIG } from '../../config/config.module.js';
+import type { GatewayConfig, InfrastructureConfig } from '../../config/config.js';
 import { GatewaySettingsEntity } from './entities/gateway-settings.entity.js';
 import { ModelCatalog } from './model-catalog.js';
 import { OllamaClient } from './ollama/ollama-client.js';
@@ -69,16 +69,17 @@ export class GatewaySettingsService implements OnModuleInit, OnModuleDestroy {
   readonly store: 'file' | 'database';
 
   constructor(
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(GATEWAY_CONFIG) private readonly gateway: GatewayConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) infrastructure: InfrastructureConfig,
     @InjectRepository(GatewaySettingsEntity) private readonly rows: Repository<GatewaySettingsEntity>,
     @Optional() @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker = new LocalMessageBroker(),
   ) {
-    this.path = join(config.dataDir, 'gateway', 'config.json');
-    this.store = config.gateway.settingsStore;
+    this.path = join(infrastructure.dataDir, 'gateway', 'config.json');
+    this.store = gateway.settingsStore;
     this.catalog = new ModelCatalog(
       () => this.client,
       () => this.settings.model_types,
-      config.gateway.modelCacheSeconds,
+      gateway.modelCacheSeconds,
     );
   }
 
@@ -190,7 +191,7 @@ export class GatewaySettingsService implements OnModuleInit, OnModuleDestroy {
 
   /** OLLAMA_URL, when set, wins over the settings' `ollama_url`. */
   get ollamaUrl(): string {
-    return this.config.gateway.ollamaUrl ?? this.settings.ollama_url;
+    return this.gateway.ollamaUrl ?? this.settings.ollama_url;
   }
 
   get client(): OllamaClient {
@@ -240,7 +241,7 @@ export class GatewaySettingsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async openFile(): Promise<void> {
-    const initial = this.config.gateway.ollamaUrl ? { ollama_url: this.config.gateway.ollamaUrl } : {};
+    const initial = this.gateway.ollamaUrl ? { ollama_url: this.gateway.ollamaUrl } : {};
     const { settings, created } = await loadOrCreateSettings(this.path, initial);
     this.useFile(settings);
     if (created) this.createdAdminKey = settings.admin_key;
@@ -272,7 +273,7 @@ export class GatewaySettingsService implements OnModuleInit, OnModuleDestroy {
       const adminKey = existing?.admin_key ?? generateGatewayKey();
       const { admin_key: _adminKey, ...options } = existing ?? {
         ...defaultSettings(),
-        ...(this.config.gateway.ollamaUrl ? { ollama_url: this.config.gateway.ollamaUrl } : {}),
+        ...(this.gateway.ollamaUrl ? { ollama_url: this.gateway.ollamaUrl } : {}),
       };
       const created = this.rows.create({
         id: ROW_ID,

@@ -6,8 +6,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { PlatformError } from '../../common/errors.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { GATEWAY_CONFIG, INFRASTRUCTURE_CONFIG } from '../../config/config.module.js';
+import type { GatewayConfig, InfrastructureConfig } from '../../config/config.js';
 import { GatewaySettingsService } from './gateway-settings.service.js';
 import { checkModelName, type PullProgress } from './models.service.js';
 
@@ -49,7 +49,8 @@ export function defaultModelName(repo: string, file: string): string {
 export class ModelHubService {
   constructor(
     private readonly gateway: GatewaySettingsService,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(GATEWAY_CONFIG) private readonly gatewayConfig: GatewayConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) private readonly infrastructure: InfrastructureConfig,
   ) {}
 
   private headers(): Record<string, string> {
@@ -58,14 +59,14 @@ export class ModelHubService {
   }
 
   private async hub(path: string): Promise<Response> {
-    const url = `${this.config.gateway.hubUrl}${path}`;
+    const url = `${this.gatewayConfig.hubUrl}${path}`;
     let response: Response;
     try {
       response = await fetch(url, { headers: this.headers(), signal: AbortSignal.timeout(30_000) });
     } catch (error) {
       throw new PlatformError(
         'SERVICE_UNAVAILABLE',
-        `The model hub at ${this.config.gateway.hubUrl} cannot be reached (${(error as Error).message})`,
+        `The model hub at ${this.gatewayConfig.hubUrl} cannot be reached (${(error as Error).message})`,
       );
     }
     if (response.status === 401 || response.status === 403) {
@@ -121,16 +122,16 @@ export class ModelHubService {
     const name = input.name === undefined ? defaultModelName(repo, file) : checkModelName(input.name);
     const entry = (await this.files(repo, revision)).find((candidate) => candidate.path === file);
     if (!entry) throw new PlatformError('NOT_FOUND', `${repo} has no file ${file} at ${revision}`);
-    if (entry.size > this.config.gateway.hubMaxBytes) {
+    if (entry.size > this.gatewayConfig.hubMaxBytes) {
       throw new PlatformError(
         'PAYLOAD_TOO_LARGE',
-        `${file} is ${entry.size} bytes, over GATEWAY_HUB_MAX_BYTES (${this.config.gateway.hubMaxBytes})`,
+        `${file} is ${entry.size} bytes, over GATEWAY_HUB_MAX_BYTES (${this.gatewayConfig.hubMaxBytes})`,
       );
     }
     if (!entry.sha256)
       throw new PlatformError('BAD_REQUEST', `The hub gives no SHA-256 for ${file}; refusing an unverifiable download`);
     const response = await this.hub(`/${repo}/resolve/${encodeURIComponent(revision)}/${file}`);
-    const directory = join(this.config.dataDir, 'gateway', 'downloads');
+    const directory = join(this.infrastructure.dataDir, 'gateway', 'downloads');
     await mkdir(directory, { recursive: true });
     const temporary = join(directory, `${randomUUID()}.gguf.part`);
     try {
@@ -142,7 +143,7 @@ export class ModelHubService {
       try {
         for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
           completed += chunk.byteLength;
-          if (completed > this.config.gateway.hubMaxBytes || completed > entry.size) {
+          if (completed > this.gatewayConfig.hubMaxBytes || completed > entry.size) {
             throw new PlatformError(
               'PAYLOAD_TOO_LARGE',
               `${file} sent more bytes than the hub announced (${entry.size})`,
@@ -210,8 +211,8 @@ export class ModelHubService {
     }
     const upload = await readMultipart(request, {
       fileField: 'file',
-      tempRoot: uploadTempRoot(this.config),
-      maxFileBytes: this.config.gateway.hubMaxBytes,
+      tempRoot: uploadTempRoot(this.infrastructure),
+      maxFileBytes: this.gatewayConfig.hubMaxBytes,
     });
     try {
       if (!upload.file) badRequest('file', "'file' is required");

@@ -2,8 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import type { Repository } from 'typeorm';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../../config/config.module.js';
+import type { InfrastructureConfig } from '../../config/config.js';
 import { REDIS_CLIENT } from '../../counters/counters.module.js';
 import { authStrategyToken } from '../../auth/auth.options.js';
 import { CALLER_RESOLVER } from '../../auth/current-caller.decorator.js';
@@ -35,11 +35,15 @@ export class McpTransportModule {
         { provide: MCP_OPTIONS, useValue: options },
         {
           provide: MCP_SESSION_STORE,
-          inject: [PLATFORM_CONFIG, REDIS_CLIENT, getRepositoryToken(McpSessionEntity)],
-          useFactory: (config: PlatformConfig, redis: Redis | null, sessions: Repository<McpSessionEntity>) => {
+          inject: [INFRASTRUCTURE_CONFIG, REDIS_CLIENT, getRepositoryToken(McpSessionEntity)],
+          useFactory: (
+            infrastructure: InfrastructureConfig,
+            redis: Redis | null,
+            sessions: Repository<McpSessionEntity>,
+          ) => {
             const limits = { idleMs: options.sessionIdleMs, maxSessions: options.maxSessions };
             return redis
-              ? new RedisMcpSessionStore(redis, config.redisPrefix, limits)
+              ? new RedisMcpSessionStore(redis, infrastructure.redisPrefix, limits)
               : new DatabaseMcpSessionStore(sessions, limits);
           },
         },

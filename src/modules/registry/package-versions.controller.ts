@@ -8,8 +8,8 @@ import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js'
 import { RequestBaseUrl } from '../../common/request-base-url.js';
 import { ApiErrors, ApiFileOrJsonResponse } from '../../common/openapi.js';
 import { sendStoredObject } from '../../common/send-object.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { INFRASTRUCTURE_CONFIG, REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { InfrastructureConfig, RegistryConfig } from '../../config/config.js';
 import type { Caller } from './caller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { YankDto } from './registry.dto.js';
@@ -44,7 +44,8 @@ const UPLOAD_BODY = {
 export class PackageVersionsController {
   constructor(
     private readonly versions: PackageVersionsService,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) private readonly infrastructure: InfrastructureConfig,
   ) {}
 
   @Post(['upload', 'versions'])
@@ -80,8 +81,8 @@ export class PackageVersionsController {
     }
     const body = await readMultipart(request, {
       fileField: 'file',
-      maxFileBytes: this.config.registry.uploadMaxBytes,
-      tempRoot: uploadTempRoot(this.config),
+      maxFileBytes: this.registry.uploadMaxBytes,
+      tempRoot: uploadTempRoot(this.infrastructure),
       // A version field sent before the file (as clients do) is checked before the file is staged.
       beforeFile: (fields) => this.versions.assertVersionNotTaken(pkg, fields.version),
     });

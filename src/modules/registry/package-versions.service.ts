@@ -7,8 +7,8 @@ import { DataSource, type EntityManager, type Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
 import type { MultipartBody, UploadedFile } from '../../common/multipart-reader.js';
 import { jsonDeeperThan } from '../../common/json-depth.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { RegistryConfig } from '../../config/config.js';
 import { parseRequirement } from '../../packaging/requirement.js';
 import { ZipInspector } from '../../packaging/zip-inspector.js';
 import type { ByteRange } from '../../storage/object-store.js';
@@ -57,9 +57,9 @@ export class PackageVersionsService {
     private readonly downloadUrls: DownloadUrls,
     private readonly events: RegistryEvents,
     private readonly viewCache: PackageViewCache,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
   ) {
-    this.inspector = new ZipInspector(config.registry.zipLimits);
+    this.inspector = new ZipInspector(registry.zipLimits);
   }
 
   /** Validates the fields and inspects the archive; writes nothing. */

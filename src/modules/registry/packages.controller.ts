@@ -18,8 +18,8 @@ import { PlatformError } from '../../common/errors.js';
 import { readMultipart, uploadTempRoot } from '../../common/multipart-reader.js';
 import { ApiErrors } from '../../common/openapi.js';
 import { validateAs } from '../../common/validation.pipe.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { INFRASTRUCTURE_CONFIG, REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { InfrastructureConfig, RegistryConfig } from '../../config/config.js';
 import type { Caller } from './caller.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { PackageViewCache } from './package-view-cache.js';
@@ -51,7 +51,8 @@ export class PackagesController {
     private readonly packages: PackagesService,
     private readonly versions: PackageVersionsService,
     private readonly viewCache: PackageViewCache,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) private readonly infrastructure: InfrastructureConfig,
   ) {}
 
   @Get()
@@ -110,8 +111,8 @@ export class PackagesController {
       }
       const body = await readMultipart(request, {
         fileField: 'file',
-        maxFileBytes: this.config.registry.uploadMaxBytes,
-        tempRoot: uploadTempRoot(this.config),
+        maxFileBytes: this.registry.uploadMaxBytes,
+        tempRoot: uploadTempRoot(this.infrastructure),
         // Metadata sent before the file (as clients do) is validated, and the name checked, before a byte is staged.
         beforeFile: async (fields) => {
           if (fields.metadata === undefined) return;

@@ -4,8 +4,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
 import { PlatformError } from '../../common/errors.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { RegistryConfig } from '../../config/config.js';
 import { StorageService } from '../../storage/storage.service.js';
 import { owns, type Caller } from './caller.js';
 import { PackageVersionEntity } from './entities/package-version.entity.js';
@@ -51,7 +51,7 @@ export class PackagesService {
     private readonly publishers: PublishersService,
     private readonly storage: StorageService,
     private readonly events: RegistryEvents,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
   ) {}
 
   /** The caller's publisher, allowed to publish: it exists and is not suspended. */
@@ -70,7 +70,7 @@ export class PackagesService {
   assertVisibilityAllowed(publisher: PublisherEntity, visibility: Visibility): void {
     if (
       visibility === 'public' &&
-      this.config.registry.requireVerifiedPublisher &&
+      this.registry.requireVerifiedPublisher &&
       publisher.verificationStatus !== 'verified'
     ) {
       throw new PlatformError(

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { RegistryConfig } from '../../config/config.js';
 import type { CallerUser, Principal, UserResolver } from '../../auth/principal.js';
 import { RegistryAccountEntity } from './entities/registry-account.entity.js';
 
@@ -18,9 +18,9 @@ export class RegistryAccountsService implements UserResolver {
 
   constructor(
     @InjectRepository(RegistryAccountEntity) private readonly accounts: Repository<RegistryAccountEntity>,
-    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+    @Inject(REGISTRY_CONFIG) registry: RegistryConfig,
   ) {
-    this.configuredAdmins = new Set(config.registry.adminUsers);
+    this.configuredAdmins = new Set(registry.adminUsers);
   }
 
   async resolve(principal: Principal): Promise<CallerUser> {

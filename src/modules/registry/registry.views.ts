@@ -3,6 +3,7 @@ import type { PackageEntity } from './entities/package.entity.js';
 import type { PublisherEntity } from './entities/publisher.entity.js';
 import type { PublisherStats } from './publishers.service.js';
 import type { Caller } from './caller.js';
+import type { PublisherSummary } from './registry-shapes.js';
 import type {
   CurrentUserDto,
   DownloadTicketDto,
@@ -19,7 +20,7 @@ import type {
 import type { DownloadTicket } from './package-versions.service.js';
 
 /** The DTO layer: the one place that maps entities (camelCase) to the wire names (registry.responses.ts). */
-export function publisherRef(publisher: PublisherEntity | undefined | null): PublisherRefDto | null {
+export function publisherRef(publisher: PublisherSummary | undefined | null): PublisherRefDto | null {
   return publisher
     ? {
         name: publisher.name,

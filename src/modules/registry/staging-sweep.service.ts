@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { uploadTempRoot } from '../../common/multipart-reader.js';
 import { sweepStagedUploads } from '../../common/staging-sweeper.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { INFRASTRUCTURE_CONFIG, REGISTRY_CONFIG } from '../../config/config.module.js';
+import type { InfrastructureConfig, RegistryConfig } from '../../config/config.js';
 
 /** Sweeps staged uploads (DATA_DIR/tmp) of processes that no longer run, at start and then periodically. */
 @Injectable()
@@ -10,10 +10,13 @@ export class StagingSweepService implements OnModuleInit, OnApplicationShutdown 
   private readonly logger = new Logger('UploadStaging');
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(@Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig) {}
+  constructor(
+    @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) private readonly infrastructure: InfrastructureConfig,
+  ) {}
 
   get maxAgeMs(): number {
-    return this.config.registry.uploadStagingMaxAgeSeconds * 1000;
+    return this.registry.uploadStagingMaxAgeSeconds * 1000;
   }
 
   async onModuleInit(): Promise<void> {
@@ -29,7 +32,7 @@ export class StagingSweepService implements OnModuleInit, OnApplicationShutdown 
   }
 
   async sweep(): Promise<string[]> {
-    const removed = await sweepStagedUploads(uploadTempRoot(this.config), this.maxAgeMs);
+    const removed = await sweepStagedUploads(uploadTempRoot(this.infrastructure), this.maxAgeMs);
     if (removed.length) this.logger.log(`Swept ${removed.length} leftover staged upload(s)`);
     return removed;
   }

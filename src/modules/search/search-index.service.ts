@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import cluster from 'node:cluster';
 import { inClusterWorker } from '../../cluster/cluster-bus.js';
-import { PackageCatalogRepository, type PackageEntity, PackagesService, RegistryEvents } from '../registry/index.js';
+import { PackageCatalogRepository, type PackageSummary, PackagesService, RegistryEvents } from '../registry/index.js';
 import { SEARCH_ENGINE, type SearchDocument, type SearchEngine } from './engines/search-engine.js';
 
 const PACKAGES_PER_BATCH = 2000;
@@ -94,7 +94,7 @@ export class SearchIndexService implements OnModuleInit, OnApplicationBootstrap 
     }
   }
 
-  private async documents(packages: PackageEntity[]): Promise<SearchDocument[]> {
+  private async documents(packages: PackageSummary[]): Promise<SearchDocument[]> {
     const verified = await this.catalog.verifiedPublisherIds(null, [
       ...new Set(packages.map((pkg) => pkg.publisherId)),
     ]);

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { PlatformConfig } from '../../config/config.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
+import type { SearchConfig } from '../../config/config.js';
+import { SEARCH_CONFIG } from '../../config/config.module.js';
 import { RegistryModule } from '../registry/index.js';
 import { createSearchEngine } from './engines/create-search-engine.js';
 import { SEARCH_ENGINE } from './engines/search-engine.js';
@@ -21,12 +21,12 @@ import { SearchService } from './search.service.js';
   providers: [
     {
       provide: SEARCH_ENGINE,
-      inject: [DataSource, PLATFORM_CONFIG],
-      useFactory: (dataSource: DataSource, config: PlatformConfig) =>
+      inject: [DataSource, SEARCH_CONFIG],
+      useFactory: (dataSource: DataSource, search: SearchConfig) =>
         createSearchEngine(dataSource, {
-          mroongaRanking: config.search.mroongaRanking,
-          engine: config.search.engine,
-          groongaUrl: config.search.groongaUrl,
+          mroongaRanking: search.mroongaRanking,
+          engine: search.engine,
+          groongaUrl: search.groongaUrl,
         }),
     },
     SearchIndexService,

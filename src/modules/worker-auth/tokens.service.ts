@@ -8,8 +8,8 @@ import { Revocations } from '../../auth/shared-store/revocations.js';
 import { TokenVerifier } from '../../auth/token-verifier.js';
 import type { Principal } from '../../auth/principal.js';
 import { PlatformError } from '../../common/errors.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig } from '../../config/config.js';
+import { INFRASTRUCTURE_CONFIG } from '../../config/config.module.js';
+import type { InfrastructureConfig } from '../../config/config.js';
 import type { UserEntity } from './entities/user.entity.js';
 import { UsersService } from './users.service.js';
 import { WORKER_AUTH_CONFIG, type WorkerAuthConfig } from './worker-auth.options.js';
@@ -54,11 +54,11 @@ export class TokensService {
     private readonly sessions: SessionCookies,
     private readonly users: UsersService,
     @Inject(AUTH_STORE) private readonly store: AuthStore,
-    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+    @Inject(INFRASTRUCTURE_CONFIG) infrastructure: InfrastructureConfig,
     @Inject(WORKER_AUTH_CONFIG) private readonly options: WorkerAuthConfig,
   ) {
-    if (!config.jwtSecret) throw new Error('WorkerAuth needs PLATFORM_JWT_SECRET');
-    this.secret = config.jwtSecret;
+    if (!infrastructure.jwtSecret) throw new Error('WorkerAuth needs PLATFORM_JWT_SECRET');
+    this.secret = infrastructure.jwtSecret;
   }
 
   /** A new login's bundle (OAuth, magic link): a new login id and refresh family. */

@@ -24,8 +24,8 @@ import {
   type RevokedCredential,
 } from '../../auth/shared-store/revocations.js';
 import { MESSAGE_BROKER, type MessageBroker } from '../../broker/message-broker.js';
-import { PLATFORM_CONFIG } from '../../config/config.module.js';
-import type { PlatformConfig, WsWorkerConfig } from '../../config/config.js';
+import { HTTP_WORKER_CONFIG, WS_WORKER_CONFIG } from '../../config/config.module.js';
+import type { HttpWorkerConfig, WsWorkerConfig } from '../../config/config.js';
 import { AppCoreService } from '../app-core/app-core.service.js';
 import { runAsCaller, type Caller } from '../app-core/caller.js';
 import { FunctionRegistryService } from '../app-core/function-registry.service.js';
@@ -157,7 +157,8 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
   };
 
   constructor(
-    @Inject(PLATFORM_CONFIG) config: PlatformConfig,
+    @Inject(WS_WORKER_CONFIG) wsWorker: WsWorkerConfig,
+    @Inject(HTTP_WORKER_CONFIG) httpWorker: HttpWorkerConfig,
     private readonly adapterHost: HttpAdapterHost,
     private readonly functions: FunctionRegistryService,
     private readonly app: AppCoreService,
@@ -166,9 +167,9 @@ export class WsWorkerServer implements OnApplicationBootstrap, BeforeApplication
     private readonly authenticator: Authenticator,
     @Optional() sessions?: SessionCookies,
   ) {
-    this.options = config.wsWorker;
-    this.openModules = config.httpWorker.openModules;
-    this.originAllowed = websocketOriginRule(corsOriginRule(config.httpWorker.corsOrigins));
+    this.options = wsWorker;
+    this.openModules = httpWorker.openModules;
+    this.originAllowed = websocketOriginRule(corsOriginRule(httpWorker.corsOrigins));
     this.slots = new ConnectionSlots({
       total: this.options.maxConnections,
       perAddress: this.options.maxConnectionsPerIp,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PLATFORM_CONFIG } from '../../../config/config.module.js';
-import type { PlatformConfig } from '../../../config/config.js';
+import { GATEWAY_CONFIG } from '../../../config/config.module.js';
+import type { GatewayConfig } from '../../../config/config.js';
 import { MeteringService, type MeterTicket } from '../accounts/metering.service.js';
 import type { GatewayCaller } from '../gateway-caller.js';
 import { GatewaySettingsService } from '../gateway-settings.service.js';
@@ -50,7 +50,7 @@ export class ChatService {
   constructor(
     private readonly gateway: GatewaySettingsService,
     private readonly metering: MeteringService,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(GATEWAY_CONFIG) private readonly gatewayConfig: GatewayConfig,
   ) {}
 
   /** Holds the call's likely cost (PAYG), or 402 when the balance is used up. */
@@ -156,9 +156,9 @@ export class ChatService {
 
   private native(request: ChatRequest, model: string) {
     const limits = {
-      maxBytes: this.config.gateway.imageMaxBytes,
-      timeoutMs: this.config.gateway.imageFetchTimeoutMs,
-      allowPrivate: this.config.gateway.imageAllowPrivate,
+      maxBytes: this.gatewayConfig.imageMaxBytes,
+      timeoutMs: this.gatewayConfig.imageFetchTimeoutMs,
+      allowPrivate: this.gatewayConfig.imageAllowPrivate,
     };
     return toOllamaChat(request, model, (url) => resolveImageUrl(url, limits));
   }
