@@ -345,7 +345,7 @@ describe.each(backends())('CloudM.Auth functions on $name', (backend) => {
       const answer = await call('get_auth_config');
       expect(answer.status).toBe(200);
       expect((await json(answer)).result.data).toMatchObject({
-        providers: { discord: { enabled: false }, google: { enabled: false } },
+        providers: { discord: { enabled: false }, google: { enabled: false }, passkeys: { enabled: true } },
         sign_in_url: '/web/assets/login.html',
       });
     });

@@ -107,6 +107,8 @@ export class CloudMAuthMod {
       providers: {
         discord: { enabled: Boolean(this.options.discord.clientId), client_id: this.options.discord.clientId },
         google: { enabled: Boolean(this.options.google.clientId), client_id: this.options.google.clientId },
+        // Passkeys need no provider account; null rp_id: each request's own host (WEBAUTHN_RP_ID unset).
+        passkeys: { enabled: true, rp_id: this.options.webauthn.rpId },
       },
       sign_in_url: '/web/assets/login.html',
       after_sign_in_url: '/web/mainContent.html',
