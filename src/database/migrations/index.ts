@@ -16,6 +16,7 @@ import { SearchWordCounts1763800001700 } from './1763800001700-search-word-count
 import { GatewaySettings1763800001860 } from './1763800001860-gateway-settings.js';
 import { DropApiKeys1763800001880 } from './1763800001880-drop-api-keys.js';
 import { GatewaySignupTier1763800001890 } from './1763800001890-gateway-signup-tier.js';
+import { GatewayLedger1763800001900 } from './1763800001900-gateway-ledger.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   GatewaySettings1763800001860,
   DropApiKeys1763800001880,
   GatewaySignupTier1763800001890,
+  GatewayLedger1763800001900,
 ];
