@@ -49,10 +49,12 @@ export function modelKey(model: string): string {
   return model.replace(/:latest$/, '');
 }
 
-function paymentRequired(): PlatformError {
+function paymentRequired(withMaxTokens: boolean): PlatformError {
   return new PlatformError(
     'PAYMENT_REQUIRED',
-    'You exceeded your current quota: your balance is used up. Top up to continue.',
+    withMaxTokens
+      ? 'You exceeded your current quota: your available balance does not cover this call (its prompt and max_tokens). Top up, or ask for fewer tokens.'
+      : 'You exceeded your current quota: your balance is used up. Top up to continue.',
   );
 }
 
@@ -119,7 +121,7 @@ export class MeteringService implements BeforeApplicationShutdown {
       completionLimit = wanted;
       // At least one micro-unit available: a free call still needs a balance that is not used up.
       if (!(await this.ledger.hold(this.holdRow(userId, heldMicros, call), Math.max(heldMicros, 1)))) {
-        if (call.maxCompletionTokens !== undefined) throw paymentRequired();
+        if (call.maxCompletionTokens !== undefined) throw paymentRequired(call.maxCompletionTokens > 0);
         ({ heldMicros, completionLimit } = await this.holdWhatIsLeft(userId, price, call, wanted));
       }
     }
@@ -155,7 +157,7 @@ export class MeteringService implements BeforeApplicationShutdown {
         return { heldMicros, completionLimit: tokens };
       }
     }
-    throw paymentRequired();
+    throw paymentRequired(false);
   }
 
   private holdRow(userId: string, heldMicros: number, call: { endpoint: string; model: string }): LedgerRow {
