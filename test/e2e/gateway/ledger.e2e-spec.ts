@@ -232,7 +232,7 @@ describe.each(backends())('gateway ledger ($name)', (backend) => {
     expect(usage).toMatchObject({ requests: 2, prompt_tokens: 2, completion_tokens: 4, cost: 0.01 });
     expect(usage.failed.requests).toBe(2);
     expect(usage.failed.completion_tokens).toBeGreaterThanOrEqual(1);
-    expect(usage.by_model).toEqual([expect.objectContaining({ model: 'llama3.2', requests: 2 })]);
+    expect(usage.by_model).toEqual([expect.objectContaining({ model: 'llama3.2:latest', requests: 2 })]);
     expect((await me(gateway, key)).balance).toBeCloseTo(0.99, 9);
     const ledger = await ledgerOf(gateway, user.id);
     expect(ledger).toMatchObject({ rowsBalance: ledger.balance, rowsHeld: 0, held: 0 });

@@ -299,13 +299,15 @@ export class MeteringService implements BeforeApplicationShutdown {
       { model: string; requests: number; prompt_tokens: number; completion_tokens: number; cost: number }
     >();
     for (const row of billed) {
-      const model = modelKey(row.model);
-      const entry = byModel.get(model) ?? { model, requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+      const key = modelKey(row.model);
+      const entry = byModel.get(key) ?? { model: key, requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+      // One row for `m` and `m:latest`, named as Ollama lists it once any call used that name.
+      if (row.model !== key) entry.model = row.model;
       entry.requests += 1;
       entry.prompt_tokens += row.promptTokens;
       entry.completion_tokens += row.completionTokens;
       entry.cost += row.costMicros;
-      byModel.set(model, entry);
+      byModel.set(key, entry);
     }
     const models = [...byModel.values()].sort((a, b) => a.model.localeCompare(b.model));
     const sum = (pick: (entry: (typeof models)[number]) => number) =>
