@@ -1,7 +1,8 @@
 /**
  * Model gateway overhead: the latency the gateway adds (p50/p99) over calling the (fake) Ollama runtime
  * directly, for non-streamed and streamed chat, with the admin key (usage row only) and with a PAYG key
- * (hold, exact settlement, usage row and charge per call), and requests/s under 10 concurrent clients.
+ * (a ledger hold, then the exact charge with the usage row, per call), and requests/s under 10 concurrent
+ * clients; at the end it checks the PAYG user's ledger (rows sum to the balance, no hold left open).
  * The goal: ≤ 0.5 ms p50 added (Bifrost 0.44 ms, Portkey 2.37 ms, LiteLLM 4.34 ms on the same
  * kind of sequential localhost-mock measurement).
  *
@@ -13,12 +14,15 @@
 import 'reflect-metadata';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHttpApp } from '../src/apps/create-http-app.js';
 import { GatewayAppModule, gatewayHttpAppOptions } from '../src/apps/gateway.app-module.js';
 import { loadConfig } from '../src/config/config.js';
+import { MeteringService } from '../src/modules/gateway/accounts/metering.service.js';
 import { defaultSettings } from '../src/modules/gateway/gateway-settings.js';
+import { DataSource } from 'typeorm';
 import { FakeOllama } from '../test/fixtures/fake-ollama.js';
 
 const { values } = parseArgs({
@@ -79,6 +83,39 @@ async function throughput(seconds: number, concurrency: number, call: () => Prom
   return done / seconds;
 }
 
+/**
+ * The ledger's own cost, without HTTP: a PAYG hold (what a call waits for before it is sent to the runtime) and
+ * a settlement written alone (what follows the response), each timed in-process over many calls.
+ */
+async function ledgerOperations(metering: MeteringService, userId: string): Promise<void> {
+  const caller = { admin: false, userId, keyId: null, email: null, tier: 'payg' as const };
+  const call = { endpoint: 'chat.completions', model: 'llama3.2', promptTokensEstimate: 9, maxCompletionTokens: 10 };
+  const holds: number[] = [];
+  const settlements: number[] = [];
+  for (let index = 0; index < REQUESTS + 500; index++) {
+    const started = process.hrtime.bigint();
+    const ticket = await metering.begin(caller, call);
+    const held = process.hrtime.bigint();
+    await metering.finish(ticket, { promptTokens: 9, completionTokens: 10, status: 200 });
+    await metering.flush();
+    const settled = process.hrtime.bigint();
+    if (index < 500) continue; // warm-up
+    holds.push(Number(held - started) / 1e3);
+    settlements.push(Number(settled - held) / 1e3);
+  }
+  holds.sort((a, b) => a - b);
+  settlements.sort((a, b) => a - b);
+  console.log(`\nLedger operations in-process, ${REQUESTS} calls`);
+  console.log('| Operation | p50 µs | p99 µs |');
+  console.log('|---|---|---|');
+  console.log(
+    `| hold (before the runtime is called) | ${percentile(holds, 50).toFixed(1)} | ${percentile(holds, 99).toFixed(1)} |`,
+  );
+  console.log(
+    `| settlement written alone (after the response) | ${percentile(settlements, 50).toFixed(1)} | ${percentile(settlements, 99).toFixed(1)} |`,
+  );
+}
+
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-gateway-bench-'));
   const ollama = new FakeOllama();
@@ -126,6 +163,8 @@ async function main(): Promise<void> {
         key,
       );
 
+    await ledgerOperations(app.get(MeteringService), user.id);
+
     const rows: Array<[string, number[], number[]]> = [];
     for (const stream of [false, true]) {
       for (const [label, key] of [
@@ -168,6 +207,27 @@ async function main(): Promise<void> {
       `| gateway, non-streamed, PAYG key | ${(await throughput(SECONDS, 10, via(false, payg))).toFixed(0)} |`,
     );
     console.log(`| gateway, streamed, PAYG key | ${(await throughput(SECONDS, 10, via(true, payg))).toFixed(0)} |`);
+    // Every PAYG call above went through the ledger: a hold row and a charge row each, summing to the balance.
+    const account = await fetch(`${gateway}/admin/api/users/${user.id}`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    const { balance, held } = (await account.json()) as { balance: number; held: number };
+    const [sums] = (await app
+      .get(DataSource)
+      .query(
+        'SELECT COUNT(*) AS rows_count, COALESCE(SUM(amount_micros), 0) AS amount FROM gateway_transactions WHERE user_id = ?',
+        [user.id],
+      )) as Array<{ rows_count: number | string; amount: number | string }>;
+    const consistent = Math.round(balance * 1e6) === Number(sums.amount) && held === 0;
+    console.log(
+      `\nLedger: ${Number(sums.rows_count)} rows for the PAYG user, sum ${Number(sums.amount)} micros, balance ${balance}, held ${held}: ${consistent ? 'consistent' : 'INCONSISTENT'}`,
+    );
+    console.log(
+      `Load average during the run (1/5/15 min): ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' / ')}`,
+    );
+    if (!consistent) process.exitCode = 1;
   } finally {
     await app.close();
     await ollama.stop();

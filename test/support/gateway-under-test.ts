@@ -16,6 +16,8 @@ export interface GatewayUnderTest {
   baseUrl: string;
   app: INestApplication;
   config: PlatformConfig;
+  /** The environment the gateway was configured from: another `tb gateway` process started with it shares everything. */
+  env: Record<string, string>;
   dataDir: string;
   ollama: FakeOllama;
   adminKey: string;
@@ -50,10 +52,8 @@ export async function startGateway(
   const settings = { ...defaultSettings(), ...options.settings };
   await mkdir(join(dataDir, 'gateway'), { recursive: true });
   await writeFile(join(dataDir, 'gateway', 'config.json'), JSON.stringify(settings, null, 2));
-  const config = loadConfig(
-    { DATA_DIR: dataDir, OLLAMA_URL: ollamaUrl, GATEWAY_PORT: '0', ...provisioned.env, ...options.env },
-    { services: ['gateway'] },
-  );
+  const env = { DATA_DIR: dataDir, OLLAMA_URL: ollamaUrl, GATEWAY_PORT: '0', ...provisioned.env, ...options.env };
+  const config = loadConfig(env, { services: ['gateway'] });
   const boot = async () => {
     const instance = await createHttpApp(GatewayAppModule.forRoot(config), {
       ...gatewayHttpAppOptions(config),
@@ -69,6 +69,7 @@ export async function startGateway(
     baseUrl,
     app,
     config,
+    env,
     dataDir,
     ollama,
     adminKey: settings.admin_key,

@@ -17,6 +17,7 @@ import { GatewaySettings1763800001860 } from './1763800001860-gateway-settings.j
 import { DropApiKeys1763800001880 } from './1763800001880-drop-api-keys.js';
 import { GatewaySignupTier1763800001890 } from './1763800001890-gateway-signup-tier.js';
 import { UserSettings1763800001900 } from './1763800001900-user-settings.js';
+import { GatewayLedger1763800001920 } from './1763800001920-gateway-ledger.js';
 import { Passkeys1763800001950 } from './1763800001950-passkeys.js';
 
 /** Applied in order by `tb db migrate` and at service start. Later modules append theirs here. */
@@ -40,5 +41,6 @@ export const MIGRATIONS = [
   DropApiKeys1763800001880,
   GatewaySignupTier1763800001890,
   UserSettings1763800001900,
+  GatewayLedger1763800001920,
   Passkeys1763800001950,
 ];

@@ -167,7 +167,7 @@ describe.each(backends())('gateway accounts, balances and limits ($name)', (back
           messages: [{ role: 'user', content: 'hello there friend' }],
         });
       await call();
-      // Settled off the response path, so another process sees it within moments (the queue waits ≤ 10 ms).
+      // Settled off the response path, so another process sees it within moments (written once the answer is sent).
       const first = await eventually(
         () => gateway.call<Usage>('GET', '/user/api/usage?days=1', undefined, key),
         (usage) => usage.body.requests === 1,

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsEmail, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { GATEWAY_TIERS, type GatewayTier } from '../entities/gateway-user.entity.js';
+import { MAX_ADMIN_AMOUNT } from './money.js';
 
 export class CreateGatewayUserDto {
   @ApiProperty({ type: String, example: 'ada@example.com' })
@@ -13,10 +14,17 @@ export class CreateGatewayUserDto {
   @IsIn(GATEWAY_TIERS)
   tier?: GatewayTier;
 
-  @ApiPropertyOptional({ type: Number, minimum: 0, default: 0, description: 'Starting balance (currency units)' })
+  @ApiPropertyOptional({
+    type: Number,
+    minimum: 0,
+    maximum: MAX_ADMIN_AMOUNT,
+    default: 0,
+    description: 'Starting balance (currency units, rounded to 0.000001); 422 outside the range',
+  })
   @IsOptional()
   @IsNumber()
   @Min(0)
+  @Max(MAX_ADMIN_AMOUNT)
   balance?: number;
 
   @ApiPropertyOptional({ type: Boolean, default: true })
@@ -36,16 +44,31 @@ export class UpdateGatewayUserDto {
   @IsBoolean()
   active?: boolean;
 
-  @ApiPropertyOptional({ type: Number, description: 'Sets the balance; the difference is recorded as an adjustment' })
+  @ApiPropertyOptional({
+    type: Number,
+    minimum: 0,
+    maximum: MAX_ADMIN_AMOUNT,
+    description:
+      'Sets the settled balance (holds of calls in flight stay open); the difference is recorded as an adjustment. 422 outside the range',
+  })
   @IsOptional()
   @IsNumber()
+  @Min(0)
+  @Max(MAX_ADMIN_AMOUNT)
   balance?: number;
 }
 
 export class TopUpDto {
-  @ApiProperty({ type: Number, example: 10, minimum: 0.000001 })
+  @ApiProperty({
+    type: Number,
+    example: 10,
+    minimum: 0.000001,
+    maximum: MAX_ADMIN_AMOUNT,
+    description: `Currency units, rounded to 0.000001; 422 outside the range or when the balance would pass ${MAX_ADMIN_AMOUNT}`,
+  })
   @IsNumber()
   @Min(0.000001)
+  @Max(MAX_ADMIN_AMOUNT)
   amount: number;
 
   @ApiPropertyOptional({ type: String, maxLength: 255 })
@@ -82,8 +105,18 @@ export class GatewayUserDto {
   @ApiProperty({ enum: GATEWAY_TIERS })
   tier: GatewayTier;
 
-  @ApiProperty({ type: Number, description: 'Currency units; may dip below 0 by what calls in flight cost' })
+  @ApiProperty({
+    type: Number,
+    description:
+      'The settled balance (currency units): the sum of the ledger; see docs/gateway.md for how far below 0 it may go',
+  })
   balance: number;
+
+  @ApiProperty({ type: Number, description: 'What calls in flight hold of the balance' })
+  held: number;
+
+  @ApiProperty({ type: Number, description: 'What a new call may hold: balance − held' })
+  available: number;
 
   @ApiProperty({ type: Boolean })
   active: boolean;
@@ -149,9 +182,25 @@ export class UsageDayDto extends UsageFiguresDto {
   date: string;
 }
 
+/** Calls that failed: kept with the tokens the runtime reported, never billed, left out of every other figure. */
+export class UsageFailedDto {
+  @ApiProperty({ type: Number })
+  requests: number;
+
+  @ApiProperty({ type: Number })
+  prompt_tokens: number;
+
+  @ApiProperty({ type: Number })
+  completion_tokens: number;
+}
+
+/** Billed calls (answered, or cut short by the client) in total, per model (`m` and `m:latest` are one) and per day. */
 export class UsageSummaryDto extends UsageFiguresDto {
   @ApiProperty({ type: Number })
   days: number;
+
+  @ApiProperty({ type: UsageFailedDto })
+  failed: UsageFailedDto;
 
   @ApiProperty({ type: [UsageByModelDto] })
   by_model: UsageByModelDto[];

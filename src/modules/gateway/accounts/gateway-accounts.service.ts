@@ -1,21 +1,25 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, IsNull, type Repository } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, type Repository } from 'typeorm';
 import { LocalMessageBroker, MESSAGE_BROKER, type MessageBroker } from '../../../broker/index.js';
 import { PlatformError } from '../../../common/errors.js';
 import { GatewayApiKeyEntity } from '../entities/gateway-api-key.entity.js';
-import { GatewayTransactionEntity, type GatewayTransactionKind } from '../entities/gateway-transaction.entity.js';
 import { GATEWAY_TIERS, GatewayUserEntity, type GatewayTier } from '../entities/gateway-user.entity.js';
 import { generateGatewayKey } from '../gateway-settings.js';
 import { MeteringService } from './metering.service.js';
-import { fromMicros, toMicros } from './money.js';
+import type { LedgerRow } from './ledger-store.js';
+import { fromMicros, MAX_ADMIN_AMOUNT, MAX_BALANCE_MICROS, toMicros } from './money.js';
 
 export interface GatewayUserView {
   id: string;
   email: string;
   tier: GatewayTier;
   balance: number;
+  /** What calls in flight hold of the balance. */
+  held: number;
+  /** What a new call may hold: balance − held. */
+  available: number;
   active: boolean;
   created_at: string;
 }
@@ -57,6 +61,8 @@ function userView(user: GatewayUserEntity): GatewayUserView {
     email: user.email,
     tier: user.tier,
     balance: fromMicros(user.balanceMicros),
+    held: fromMicros(user.heldMicros),
+    available: fromMicros(user.balanceMicros - user.heldMicros),
     active: user.active,
     created_at: user.createdAt.toISOString(),
   };
@@ -76,7 +82,25 @@ function badRequest(field: string, message: string): never {
   throw new PlatformError('BAD_REQUEST', message, [{ field, message }]);
 }
 
-/** Users, their keys (hashed at rest) and their balances; every balance change is one atomic UPDATE plus a transaction row. */
+function unprocessable(field: string, message: string): never {
+  throw new PlatformError('UNPROCESSABLE_ENTITY', message, [{ field, message }]);
+}
+
+/**
+ * An amount an admin gives, in micro-units: a number from `minimum` to {@link MAX_ADMIN_AMOUNT}, rounded to the
+ * micro-unit; 422 otherwise (a larger one would not stay exact in the sums, or not fit the column).
+ */
+function adminAmountMicros(field: string, value: unknown, minimum: 0 | 'above 0'): number {
+  const range = minimum === 0 ? `from 0 to ${MAX_ADMIN_AMOUNT}` : `from 0.000001 to ${MAX_ADMIN_AMOUNT}`;
+  if (typeof value !== 'number' || !Number.isFinite(value)) unprocessable(field, `${field} must be a number ${range}`);
+  const micros = toMicros(value);
+  if (micros < (minimum === 0 ? 0 : 1) || micros > MAX_BALANCE_MICROS) {
+    unprocessable(field, `${field} must be a number ${range}`);
+  }
+  return micros;
+}
+
+/** Users, their keys (hashed at rest) and their balances; every balance change goes through the ledger (MeteringService.store). */
 @Injectable()
 export class GatewayAccountsService implements OnModuleInit, OnModuleDestroy {
   private readonly keyCache = new Map<string, { owner: KeyOwner; until: number }>();
@@ -85,8 +109,6 @@ export class GatewayAccountsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @InjectRepository(GatewayUserEntity) private readonly users: Repository<GatewayUserEntity>,
     @InjectRepository(GatewayApiKeyEntity) private readonly keys: Repository<GatewayApiKeyEntity>,
-    @InjectRepository(GatewayTransactionEntity) private readonly transactions: Repository<GatewayTransactionEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly metering: MeteringService,
     @Optional() @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker = new LocalMessageBroker(),
   ) {}
@@ -118,9 +140,7 @@ export class GatewayAccountsService implements OnModuleInit, OnModuleDestroy {
     const tier = input.tier ?? 'payg';
     if (!GATEWAY_TIERS.includes(tier as GatewayTier))
       badRequest('tier', `tier must be one of ${GATEWAY_TIERS.join(', ')}`);
-    const balance = input.balance ?? 0;
-    if (typeof balance !== 'number' || !Number.isFinite(balance) || balance < 0)
-      badRequest('balance', 'balance must be a number of at least 0');
+    const balance = adminAmountMicros('balance', input.balance ?? 0, 0);
     if (input.active !== undefined && typeof input.active !== 'boolean')
       badRequest('active', 'active must be a boolean');
     if (await this.users.exists({ where: { email } }))
@@ -130,11 +150,12 @@ export class GatewayAccountsService implements OnModuleInit, OnModuleDestroy {
       email,
       tier: tier as GatewayTier,
       balanceMicros: 0,
+      heldMicros: 0,
       active: input.active ?? true,
       createdAt: new Date(),
     });
     await this.users.insert(user);
-    if (balance > 0) await this.topUp(user.id, balance, 'initial balance');
+    if (balance > 0) await this.topUp(user.id, fromMicros(balance), 'initial balance');
     return this.getUser(user.id);
   }
 
@@ -165,36 +186,27 @@ export class GatewayAccountsService implements OnModuleInit, OnModuleDestroy {
       if (typeof patch.active !== 'boolean') badRequest('active', 'active must be a boolean');
       changes.active = patch.active;
     }
-    if (patch.balance !== undefined && (typeof patch.balance !== 'number' || !Number.isFinite(patch.balance))) {
-      badRequest('balance', 'balance must be a number');
-    }
+    const target = patch.balance === undefined ? undefined : adminAmountMicros('balance', patch.balance, 0);
     if (Object.keys(changes).length > 0) await this.users.update({ id: user.id }, changes);
-    if (typeof patch.balance === 'number') {
-      const target = toMicros(patch.balance);
+    if (target !== undefined) {
+      // The settled balance is set; holds of calls in flight stay open and their charges follow, so a set
+      // during a call neither refunds its hold nor forgets its cost. The difference is read and recorded as an
+      // adjustment row inside one transaction.
       await this.metering.flush();
-      await this.dataSource.transaction(async (manager) => {
-        const current = await manager.findOneByOrFail(GatewayUserEntity, { id });
-        const delta = target - current.balanceMicros;
-        await manager.increment(GatewayUserEntity, { id }, 'balanceMicros', delta);
-        await manager.insert(
-          GatewayTransactionEntity,
-          this.transaction(id, 'adjustment', delta, null, 'balance set by an admin'),
-        );
-      });
+      await this.metering.store.set(id, target, (delta) =>
+        this.ledgerRow(id, 'adjustment', delta, 'balance set by an admin'),
+      );
     }
     await this.forgetUser(id);
     return this.getUser(id);
   }
 
   async topUp(id: string, amount: unknown, note: string | null = null): Promise<GatewayUserView> {
-    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0)
-      badRequest('amount', 'amount must be a number above 0');
+    const micros = adminAmountMicros('amount', amount, 'above 0');
     await this.userEntity(id);
-    const micros = toMicros(amount);
-    await this.dataSource.transaction(async (manager) => {
-      await manager.increment(GatewayUserEntity, { id }, 'balanceMicros', micros);
-      await manager.insert(GatewayTransactionEntity, this.transaction(id, 'topup', micros, null, note));
-    });
+    if (!(await this.metering.store.topUp(this.ledgerRow(id, 'topup', micros, note), MAX_BALANCE_MICROS))) {
+      unprocessable('amount', `amount would take the balance above ${MAX_ADMIN_AMOUNT}`);
+    }
     return this.getUser(id);
   }
 
@@ -251,22 +263,22 @@ export class GatewayAccountsService implements OnModuleInit, OnModuleDestroy {
     return owner;
   }
 
-  transaction(
+  private ledgerRow(
     userId: string,
-    kind: GatewayTransactionKind,
+    kind: 'topup' | 'adjustment',
     amountMicros: number,
-    usageId: string | null,
     note: string | null,
-  ): GatewayTransactionEntity {
-    return this.transactions.create({
+  ): LedgerRow {
+    return {
       id: randomUUID(),
       userId,
       kind,
       amountMicros,
-      usageId,
+      heldMicros: 0,
+      usageId: null,
       note,
       createdAt: new Date(),
-    });
+    };
   }
 
   /** Drops the user's cached keys here and, through the broker, in every other gateway process. */

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, MoreThanOrEqual, type QueryResult } from 'typeorm';
+import { DataSource, MoreThanOrEqual } from 'typeorm';
 import { PlatformError } from '../../../common/errors.js';
-import { GatewayTransactionEntity } from '../entities/gateway-transaction.entity.js';
 import { GatewayUsageEntity } from '../entities/gateway-usage.entity.js';
-import { GatewayUserEntity } from '../entities/gateway-user.entity.js';
 import type { GatewayCaller } from '../gateway-caller.js';
 import { GatewaySettingsService } from '../gateway-settings.service.js';
-import { costMicros, fromMicros, type TokenPrice } from './money.js';
+import { ledgerStoreFor, type LedgerRow, type LedgerStore, type UsageRow } from './ledger-store.js';
+import { affordableCompletionTokens, costMicros, fromMicros, type TokenPrice } from './money.js';
 import { usageByDay } from './usage-by-day.js';
 
 /** A billable call in flight: what was held from the balance, settled by `finish`. */
@@ -20,6 +19,11 @@ export interface MeterTicket {
   /** Whether the caller pays per token (PAYG users). */
   charged: boolean;
   heldMicros: number;
+  /**
+   * The most completion tokens the hold pays for (the runtime's `num_predict` when the client set no lower
+   * `max_tokens`); null when the caller is not charged.
+   */
+  completionLimit: number | null;
   startedAt: number;
   finished: boolean;
 }
@@ -31,73 +35,94 @@ export interface MeterOutcome {
   status: number;
 }
 
-/** A settled call waiting to be written: its usage row, and for a PAYG user the balance change and the charge. */
+/** A settled call waiting to be written: its usage row and, for a PAYG user, the ledger row closing its hold. */
 interface Settlement {
-  usage: GatewayUsageEntity;
-  /** Hold minus exact cost: what goes back to the balance (0 for uncharged callers). */
-  balanceDelta: number;
-  charge: GatewayTransactionEntity | null;
-  heldMicros: number;
+  usage: UsageRow;
+  closing: LedgerRow | null;
 }
 
-/** How long a settled call may wait before it is written with the ones that follow it. */
-const FLUSH_DELAY_MS = 10;
 /** At most this many settlements are written in one database transaction. */
 const FLUSH_BATCH = 200;
 
+/** Settlements are grouped by this name of a model: `m` and `m:latest` are one model. */
+export function modelKey(model: string): string {
+  return model.replace(/:latest$/, '');
+}
+
+function paymentRequired(withMaxTokens: boolean): PlatformError {
+  return new PlatformError(
+    'PAYMENT_REQUIRED',
+    withMaxTokens
+      ? 'You exceeded your current quota: your available balance does not cover this call (its prompt and max_tokens). Top up, or ask for fewer tokens.'
+      : 'You exceeded your current quota: your balance is used up. Top up to continue.',
+  );
+}
+
 /**
- * Balances and usage. A PAYG call first holds its likely cost in one conditional UPDATE (`… WHERE
- * balance_micros > 0`, a prepared statement), so parallel calls cannot all pass a check of the same
- * balance. Once the call is answered, the hold is swapped for the exact cost from the runtime's token
- * counts and the usage row (and the charge) is recorded — off the response path: settlements wait at most
- * {@link FLUSH_DELAY_MS} ms and are written in small batches, one transaction each. Every read of balances or
- * usage in this process first waits for the queue (`flush`), and a graceful shutdown writes it before the
- * database closes. Subscribers and the admin are metered but not charged.
+ * Balances and usage, kept as a ledger (see {@link LedgerStore}). A PAYG call first *holds* its likely cost —
+ * prompt estimate plus `max_tokens`, or plus at most `reserve_tokens` — in one conditional write, which succeeds
+ * only while the available balance (balance − open holds) covers the hold, so parallel calls in any number of
+ * gateway processes cannot spend the same money; the runtime is then told to generate no more than the hold pays
+ * for. Once the call is answered, the hold is closed by a `charge` row of the exact cost from the runtime's token
+ * counts (or a `release` row when the call failed) with the usage row. That write is off the response path: it
+ * starts as soon as the response is on its way, and settlements that arrive while one is being written go
+ * together in the next transaction. A user's next call in this process waits for that user's settlements still
+ * being written (and only then), so it never sees a balance a finished call has not settled. Every read of
+ * balances or usage in this process first waits for the queue (`flush`), and a graceful shutdown writes it before
+ * the database closes. Subscribers and the admin are metered but not charged.
  */
 @Injectable()
 export class MeteringService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('GatewayMetering');
-  private readonly holdStatement: string;
+  private readonly ledger: LedgerStore;
   private pending: Settlement[] = [];
+  /** Users with settlements queued or being written here, and how many. */
+  private readonly unsettled = new Map<string, number>();
   private writing: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private scheduled = false;
   private closing = false;
 
   constructor(
     private readonly gateway: GatewaySettingsService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {
-    const users = this.dataSource.getMetadata(GatewayUserEntity).tableName;
-    this.holdStatement = `UPDATE ${users} SET balance_micros = balance_micros - ? WHERE id = ? AND balance_micros > 0`;
+    this.ledger = ledgerStoreFor(this.dataSource);
+  }
+
+  /** The store every balance change of the gateway goes through. */
+  get store(): LedgerStore {
+    return this.ledger;
   }
 
   priceOf(model: string): TokenPrice {
     const settings = this.gateway.settings;
-    return settings.model_prices[model] ?? settings.model_prices[model.replace(/:latest$/, '')] ?? settings.prices;
+    return settings.model_prices[model] ?? settings.model_prices[modelKey(model)] ?? settings.prices;
   }
 
+  /**
+   * Holds a PAYG call's likely cost, or 402. With `maxCompletionTokens` the whole hold must be covered (a balance
+   * that covers N such calls serves N); without it the reserve shrinks to what the available balance covers after
+   * the prompt, and the ticket's `completionLimit` says how many tokens that is.
+   */
   async begin(
     caller: GatewayCaller,
     call: { endpoint: string; model: string; promptTokensEstimate: number; maxCompletionTokens?: number },
   ): Promise<MeterTicket> {
     const price = this.priceOf(call.model);
-    const charged = caller.userId !== null && caller.tier === 'payg';
+    const userId = caller.userId;
+    const charged = userId !== null && caller.tier === 'payg';
     let heldMicros = 0;
+    let completionLimit: number | null = null;
     if (charged) {
-      const reserve = call.maxCompletionTokens ?? this.gateway.settings.reserve_tokens;
-      heldMicros = costMicros(price, call.promptTokensEstimate, reserve);
-      const runner = this.dataSource.createQueryRunner();
-      let held: QueryResult;
-      try {
-        held = await runner.query(this.holdStatement, [heldMicros, caller.userId], true);
-      } finally {
-        await runner.release();
-      }
-      if (!held.affected) {
-        throw new PlatformError(
-          'PAYMENT_REQUIRED',
-          'You exceeded your current quota: your balance is used up. Top up to continue.',
-        );
+      if (this.unsettled.has(userId)) await this.flush();
+      const prompt = call.promptTokensEstimate;
+      const wanted = call.maxCompletionTokens ?? this.gateway.settings.reserve_tokens;
+      heldMicros = costMicros(price, prompt, wanted);
+      completionLimit = wanted;
+      // At least one micro-unit available: a free call still needs a balance that is not used up.
+      if (!(await this.ledger.hold(this.holdRow(userId, heldMicros, call), Math.max(heldMicros, 1)))) {
+        if (call.maxCompletionTokens !== undefined) throw paymentRequired(call.maxCompletionTokens > 0);
+        ({ heldMicros, completionLimit } = await this.holdWhatIsLeft(userId, price, call, wanted));
       }
     }
     return {
@@ -107,25 +132,61 @@ export class MeteringService implements BeforeApplicationShutdown {
       price,
       charged,
       heldMicros,
+      completionLimit,
       startedAt: Date.now(),
       finished: false,
     };
   }
 
+  /** The reserve cut to the available balance: read it, then hold exactly that while it is unchanged. */
+  private async holdWhatIsLeft(
+    userId: string,
+    price: TokenPrice,
+    call: { endpoint: string; model: string; promptTokensEstimate: number },
+    wanted: number,
+  ): Promise<{ heldMicros: number; completionLimit: number }> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const funds = await this.ledger.funds(userId);
+      if (!funds) break;
+      const available = funds.balanceMicros - funds.heldMicros;
+      const tokens = affordableCompletionTokens(price, call.promptTokensEstimate, available, wanted);
+      // A call that may not generate a single token is no call.
+      if (available < 1 || tokens < 1) break;
+      const heldMicros = costMicros(price, call.promptTokensEstimate, tokens);
+      if (await this.ledger.holdIfAvailable(this.holdRow(userId, heldMicros, call), available)) {
+        return { heldMicros, completionLimit: tokens };
+      }
+    }
+    throw paymentRequired(false);
+  }
+
+  private holdRow(userId: string, heldMicros: number, call: { endpoint: string; model: string }): LedgerRow {
+    return {
+      id: randomUUID(),
+      userId,
+      kind: 'hold',
+      amountMicros: 0,
+      heldMicros,
+      usageId: null,
+      note: `${call.endpoint} ${call.model}`,
+      createdAt: new Date(),
+    };
+  }
+
   /**
-   * Settles a call once (later calls are ignored): queues the release of the hold, the exact charge and
-   * the usage row, written within {@link FLUSH_DELAY_MS} ms (at once while the gateway shuts down).
+   * Settles a call once (later calls are ignored): queues the usage row and the row closing the hold; they are
+   * written as soon as the current write (if any) is done, at once while the gateway shuts down.
    */
   async finish(ticket: MeterTicket, outcome: MeterOutcome): Promise<void> {
     if (ticket.finished) return;
     ticket.finished = true;
-    const succeeded = outcome.status < 400 || outcome.status === 499;
+    const billed = outcome.status < 400 || outcome.status === 499;
     const cost =
-      ticket.charged && succeeded ? costMicros(ticket.price, outcome.promptTokens, outcome.completionTokens) : 0;
+      ticket.charged && billed ? costMicros(ticket.price, outcome.promptTokens, outcome.completionTokens) : 0;
     const usageId = randomUUID();
     const userId = ticket.caller.userId;
     const createdAt = new Date();
-    const usage: GatewayUsageEntity = {
+    const usage: UsageRow = {
       id: usageId,
       userId,
       keyId: ticket.caller.keyId,
@@ -136,36 +197,38 @@ export class MeteringService implements BeforeApplicationShutdown {
       costMicros: cost,
       latencyMs: createdAt.getTime() - ticket.startedAt,
       status: outcome.status,
+      billed,
       createdAt,
     };
-    const charged = ticket.charged && userId !== null;
-    this.pending.push({
-      usage,
-      balanceDelta: charged ? ticket.heldMicros - cost : 0,
-      charge:
-        charged && cost > 0
-          ? {
-              id: randomUUID(),
-              userId,
-              kind: 'charge',
-              amountMicros: -cost,
-              usageId,
-              note: `${ticket.endpoint} ${ticket.model}`,
-              createdAt,
-            }
-          : null,
-      heldMicros: ticket.heldMicros,
-    });
-    if (this.closing || this.pending.length >= FLUSH_BATCH) await this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+    const closing: LedgerRow | null =
+      ticket.charged && userId !== null
+        ? {
+            id: randomUUID(),
+            userId,
+            kind: billed ? 'charge' : 'release',
+            amountMicros: -cost,
+            heldMicros: -ticket.heldMicros,
+            usageId,
+            note: `${ticket.endpoint} ${ticket.model}`,
+            createdAt,
+          }
+        : null;
+    this.pending.push({ usage, closing });
+    if (closing) this.unsettled.set(closing.userId, (this.unsettled.get(closing.userId) ?? 0) + 1);
+    if (this.closing || this.pending.length >= FLUSH_BATCH) {
+      await this.flush();
+    } else if (!this.scheduled) {
+      // After the current turn: the response is handed to the socket first, then the settlement is written.
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.flush();
+      });
+    }
   }
 
   /** Writes every settlement queued so far; resolves once they are in the database (or logged as failed). */
   async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
     while (this.pending.length > 0 || this.writing) {
       if (this.writing) {
         await this.writing;
@@ -174,6 +237,12 @@ export class MeteringService implements BeforeApplicationShutdown {
       const batch = this.pending.splice(0, FLUSH_BATCH);
       this.writing = this.write(batch).finally(() => {
         this.writing = null;
+        for (const { closing } of batch) {
+          if (!closing) continue;
+          const left = (this.unsettled.get(closing.userId) ?? 1) - 1;
+          if (left > 0) this.unsettled.set(closing.userId, left);
+          else this.unsettled.delete(closing.userId);
+        }
       });
     }
   }
@@ -183,62 +252,62 @@ export class MeteringService implements BeforeApplicationShutdown {
     await this.flush();
   }
 
-  /** One transaction per batch: a balance UPDATE per user, then the charges and usage rows as multi-row INSERTs. */
+  /** One transaction per batch: a balance and holds UPDATE per user, then the ledger and usage rows. */
   private async write(batch: Settlement[]): Promise<void> {
-    const deltas = new Map<string, number>();
-    for (const { usage, balanceDelta } of batch) {
-      if (balanceDelta !== 0 && usage.userId) deltas.set(usage.userId, (deltas.get(usage.userId) ?? 0) + balanceDelta);
+    const users = new Map<string, { userId: string; amountMicros: number; heldMicros: number }>();
+    for (const { closing } of batch) {
+      if (!closing) continue;
+      const user = users.get(closing.userId) ?? { userId: closing.userId, amountMicros: 0, heldMicros: 0 };
+      user.amountMicros += closing.amountMicros;
+      user.heldMicros += closing.heldMicros;
+      users.set(closing.userId, user);
     }
-    // Users in id order, so two processes settling the same users lock their rows in the same order.
-    const users = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const charges = batch.flatMap((settlement) => (settlement.charge ? [settlement.charge] : []));
-    const settle = () =>
-      this.dataSource.transaction(async (manager) => {
-        for (const [userId, delta] of users) {
-          await manager.increment(GatewayUserEntity, { id: userId }, 'balanceMicros', delta);
-        }
-        if (charges.length > 0) await manager.insert(GatewayTransactionEntity, charges);
-        await manager.insert(
-          GatewayUsageEntity,
-          batch.map((settlement) => settlement.usage),
-        );
-      });
+    const settlement = {
+      users: [...users.values()]
+        .filter((user) => user.amountMicros !== 0 || user.heldMicros !== 0)
+        .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0)),
+      rows: batch.flatMap(({ closing }) => (closing ? [closing] : [])),
+      usage: batch.map(({ usage }) => usage),
+    };
     try {
       // Once more on failure: a lock timeout or deadlock with another writer passes on a second try.
-      await settle().catch(() => settle());
+      await this.ledger.settle(settlement).catch(() => this.ledger.settle(settlement));
     } catch (error) {
       // The answers have been given; a failed settlement is logged with what it was worth, never thrown at a client.
-      for (const { usage, heldMicros } of batch) {
+      // Its holds stay open: the user's available balance stays reduced by them, so nothing is overspent.
+      for (const { usage, closing } of batch) {
         this.logger.error(
-          `settling ${usage.endpoint} for user ${usage.userId ?? 'admin'} (hold ${heldMicros}, cost ${usage.costMicros} micros) failed: ${(error as Error).message}`,
+          `settling ${usage.endpoint} for user ${usage.userId ?? 'admin'} (hold ${-(closing?.heldMicros ?? 0)}, cost ${usage.costMicros} micros) failed: ${(error as Error).message}`,
         );
       }
     }
   }
 
-  /** A user's usage over the last `days` days, in total and per model. */
+  /**
+   * A user's usage over the last `days` days: the totals, `by_model` and `by_day` count billed calls (answered,
+   * or cut by the client); `failed` counts the calls that failed and were not billed (their tokens as reported).
+   */
   async summary(userId: string, days: number) {
     await this.flush();
     const rows = await this.dataSource.getRepository(GatewayUsageEntity).find({
       where: { userId, createdAt: MoreThanOrEqual(new Date(Date.now() - days * 86_400_000)) },
     });
+    const billed = rows.filter((row) => row.billed);
+    const failed = rows.filter((row) => !row.billed);
     const byModel = new Map<
       string,
       { model: string; requests: number; prompt_tokens: number; completion_tokens: number; cost: number }
     >();
-    for (const row of rows) {
-      const entry = byModel.get(row.model) ?? {
-        model: row.model,
-        requests: 0,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        cost: 0,
-      };
+    for (const row of billed) {
+      const key = modelKey(row.model);
+      const entry = byModel.get(key) ?? { model: key, requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+      // One row for `m` and `m:latest`, named as Ollama lists it once any call used that name.
+      if (row.model !== key) entry.model = row.model;
       entry.requests += 1;
       entry.prompt_tokens += row.promptTokens;
       entry.completion_tokens += row.completionTokens;
       entry.cost += row.costMicros;
-      byModel.set(row.model, entry);
+      byModel.set(key, entry);
     }
     const models = [...byModel.values()].sort((a, b) => a.model.localeCompare(b.model));
     const sum = (pick: (entry: (typeof models)[number]) => number) =>
@@ -249,8 +318,13 @@ export class MeteringService implements BeforeApplicationShutdown {
       prompt_tokens: sum((entry) => entry.prompt_tokens),
       completion_tokens: sum((entry) => entry.completion_tokens),
       cost: fromMicros(sum((entry) => entry.cost)),
+      failed: {
+        requests: failed.length,
+        prompt_tokens: failed.reduce((total, row) => total + row.promptTokens, 0),
+        completion_tokens: failed.reduce((total, row) => total + row.completionTokens, 0),
+      },
       by_model: models.map((entry) => ({ ...entry, cost: fromMicros(entry.cost) })),
-      by_day: usageByDay(rows, days).map(({ costMicros: cost, ...day }) => ({ ...day, cost: fromMicros(cost) })),
+      by_day: usageByDay(billed, days).map(({ costMicros: cost, ...day }) => ({ ...day, cost: fromMicros(cost) })),
     };
   }
 }

@@ -53,14 +53,22 @@ export class ChatService {
     @Inject(GATEWAY_CONFIG) private readonly gatewayConfig: GatewayConfig,
   ) {}
 
-  /** Holds the call's likely cost (PAYG), or 402 when the balance is used up. */
-  meter(caller: GatewayCaller, request: ChatRequest, routing: RoutingDecision): Promise<MeterTicket> {
-    return this.metering.begin(caller, {
+  /**
+   * Holds the call's likely cost (PAYG), or 402 when the balance does not cover it; the runtime then generates
+   * no more than the hold pays for, so a call never spends more than it held (but for a prompt the estimate missed).
+   */
+  async meter(caller: GatewayCaller, request: ChatRequest, routing: RoutingDecision): Promise<MeterTicket> {
+    const ticket = await this.metering.begin(caller, {
       endpoint: 'chat.completions',
       model: routing.model,
       promptTokensEstimate: estimatePromptTokens(request),
       maxCompletionTokens: request.options.num_predict,
     });
+    const limit = ticket.completionLimit;
+    if (limit !== null && (request.options.num_predict === undefined || request.options.num_predict > limit)) {
+      request.options.num_predict = limit;
+    }
+    return ticket;
   }
 
   /** Parses the body and picks the model (the requested one, or the configured fallback for its content). */

@@ -36,6 +36,13 @@ export class GatewayUsageEntity {
   @Column({ type: 'integer' })
   status: number;
 
+  /**
+   * Whether the call counts in usage totals and (PAYG) was charged: answered, or cut by the client (499). A call
+   * that failed keeps its row, with the tokens the runtime reported, but is not billed.
+   */
+  @Column({ type: 'boolean' })
+  billed: boolean;
+
   @Column({ name: 'created_at', type: 'datetime', transformer: utcDate })
   createdAt: Date;
 }

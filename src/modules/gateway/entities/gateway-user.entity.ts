@@ -16,9 +16,13 @@ export class GatewayUserEntity {
   @Column({ type: 'varchar', length: 8 })
   tier: GatewayTier;
 
-  /** May dip below zero by at most what calls in flight were held for (see MeteringService). */
+  /** The settled balance: the sum of the user's ledger rows (see docs/gateway.md, "Ledger", for how low it may go). */
   @Column({ name: 'balance_micros', type: 'bigint', transformer: bigintNumber })
   balanceMicros: number;
+
+  /** What calls in flight hold; a new call may hold at most `balance_micros - held_micros`. */
+  @Column({ name: 'held_micros', type: 'bigint', transformer: bigintNumber })
+  heldMicros: number;
 
   @Column({ type: 'boolean' })
   active: boolean;
