@@ -13,7 +13,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { get } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,13 +86,13 @@ function servedBy(url: string): Promise<string | null> {
   });
 }
 
-/** The PM2 command (`PM2_BIN`, else `pm2` on the PATH) and its version, or null when there is none. */
-function findPm2(): { bin: string; version: string } | null {
+/**
+ * The PM2 command (`PM2_BIN`, else `pm2` on the PATH) and its version, or null when there is none. Asking PM2 its
+ * version already starts its daemon in `env.PM2_HOME`: the caller kills it.
+ */
+function findPm2(env: NodeJS.ProcessEnv): { bin: string; version: string } | null {
   const bin = process.env.PM2_BIN ?? 'pm2';
-  const probe = spawnSync(bin, ['--version'], {
-    encoding: 'utf8',
-    env: { ...process.env, PM2_HOME: join(tmpdir(), 'tb-bench-pm2-probe') },
-  });
+  const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', env });
   return probe.error || probe.status !== 0 ? null : { bin, version: probe.stdout.trim().split('\n').pop()! };
 }
 
@@ -103,8 +102,7 @@ function findPm2(): { bin: string; version: string } | null {
  */
 const PM2_APP = `const { createServer } = require('node:http');
 const server = createServer((req, res) => {
-  let size = 0;
-  req.on('data', (chunk) => (size += chunk.length));
+  req.resume();
   req.on('end', () => {
     res.setHeader('content-type', 'application/json');
     res.end(req.method === 'POST' ? '{"status":"ok","written":1}' : '{"pong":true}');
@@ -120,13 +118,28 @@ process.on('SIGINT', () => server.close(() => process.exit(0)));
  * without it the row says so.
  */
 async function pm2Rows(nginx: NginxUnderTest): Promise<[string, string, string][]> {
-  const pm2 = findPm2();
-  if (!pm2) return [['PM2 reload of 4 cluster workers (comparison)', 'skipped', 'pm2 not installed (PM2_BIN or PATH)']];
   const appPort = await freePortRange(1);
   const sitePort = await freePortRange(1);
   const env = { ...process.env, PM2_HOME: join(nginx.prefix, 'pm2'), PM2_BENCH_PORT: String(appPort) };
+  const pm2 = findPm2(env);
+  if (!pm2) return [['PM2 reload of 4 cluster workers (comparison)', 'skipped', 'pm2 not installed (PM2_BIN or PATH)']];
+  try {
+    return await pm2Reload(nginx, pm2.bin, pm2.version, env, sitePort);
+  } finally {
+    spawnSync(pm2.bin, ['kill'], { env });
+  }
+}
+
+async function pm2Reload(
+  nginx: NginxUnderTest,
+  bin: string,
+  version: string,
+  env: NodeJS.ProcessEnv,
+  sitePort: number,
+): Promise<[string, string, string][]> {
+  const appPort = Number(env.PM2_BENCH_PORT);
   const pm2Run = (argv: string[]) => {
-    const run = spawnSync(pm2.bin, argv, { encoding: 'utf8', env });
+    const run = spawnSync(bin, argv, { encoding: 'utf8', env });
     if (run.status !== 0) throw new Error(`pm2 ${argv.join(' ')} failed:\n${run.stdout}${run.stderr}`);
   };
   const app = join(nginx.prefix, 'pm2-app.cjs');
@@ -149,37 +162,36 @@ server {
   );
   spawnSync(NGINX_BIN, ['-p', nginx.prefix, '-c', join(nginx.confDir, 'nginx.conf'), '-s', 'reload']);
   await sleep(1500);
-  try {
-    pm2Run(['start', app, '-i', '4', '--name', 'tb-bench-pm2']);
-    const url = `http://127.0.0.1:${sitePort}`;
-    await sleep(2000);
-    const steady = steadyClient(url, 4);
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => (finish = resolve));
-    const during = load(url, 600, finished);
-    await sleep(1000);
-    const started = performance.now();
-    pm2Run(['reload', 'tb-bench-pm2']);
-    const seconds = (performance.now() - started) / 1000;
-    await sleep(1000);
-    finish();
-    const [wrkDuring, client] = await Promise.all([during, steady.stop()]);
-    return [
-      [`PM2 ${pm2.version} reload of 4 cluster workers (comparison)`, `${seconds.toFixed(1)} s`, 'same nginx settings'],
-      [
-        '  steady client during it (4 keep-alive loops, GET + POST)',
-        `${client.failed} failed of ${client.ok + client.failed}`,
-        client.failed ? kinds(client) : 'nothing resent',
-      ],
-      [
-        `  ${hasWrk ? 'wrk' : 'Node client'} during it (${CONNECTIONS} connections, GET)`,
-        `${wrkDuring.non2xx} non-2xx, ${wrkDuring.socketErrors} socket errors of ${wrkDuring.requests}`,
-        'nothing resent',
-      ],
-    ];
-  } finally {
-    spawnSync(pm2.bin, ['kill'], { env });
-  }
+  pm2Run(['start', app, '-i', '4', '--name', 'tb-bench-pm2']);
+  const url = `http://127.0.0.1:${sitePort}`;
+  await sleep(2000);
+  const steady = steadyClient(url, 4);
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const during = load(url, 600, finished);
+  await sleep(1000);
+  const started = performance.now();
+  // Not spawnSync: the steady client runs in this process and must keep sending during the reload.
+  const reload = spawn(bin, ['reload', 'tb-bench-pm2'], { env, stdio: 'ignore' });
+  const code = await new Promise<number | null>((resolve) => reload.once('close', resolve));
+  if (code !== 0) throw new Error(`pm2 reload failed (${code})`);
+  const seconds = (performance.now() - started) / 1000;
+  await sleep(1000);
+  finish();
+  const [wrkDuring, client] = await Promise.all([during, steady.stop()]);
+  return [
+    [`PM2 ${version} reload of 4 cluster workers (comparison)`, `${seconds.toFixed(1)} s`, 'same nginx settings'],
+    [
+      '  steady client during it (4 keep-alive loops, GET + POST)',
+      `${client.failed} failed of ${client.ok + client.failed}`,
+      client.failed ? kinds(client) : 'nothing resent',
+    ],
+    [
+      `  ${hasWrk ? 'wrk' : 'Node client'} during it (${CONNECTIONS} connections, GET)`,
+      `${wrkDuring.non2xx} non-2xx, ${wrkDuring.socketErrors} socket errors of ${wrkDuring.requests}`,
+      'nothing resent',
+    ],
+  ];
 }
 
 const kinds = (outcome: { byKind: Record<string, number> }) =>
