@@ -1,20 +1,23 @@
 /**
  * Worker manager benchmark: a real nginx in a temporary prefix in front of `tb workers start`, and
  *   1. requests/s of GET /api/ping through nginx with 1, 2 and 4 HTTP workers (the scaling curve), p50/p99;
- *   2. a rolling update of 4 workers, then scaling 4 → 1 → 4, under load: failed requests of a steady keep-alive
+ *   2. two rolling updates of 4 workers — under a steady keep-alive GET + POST client alone, then with wrk beside
+ *      it — and scaling 4 → 1 → 4: the update's duration (goal ≤ 10 s) and steps, failed requests of the steady
  *      client that resends nothing (goal 0), what wrk saw meanwhile (wrk resends nothing either), and whether nginx
  *      was reloaded (its worker processes replaced; the manager reloads it for none of this);
- *   3. time from `POST scale` to the new worker serving traffic through nginx.
+ *   3. time from `POST scale` to the new worker serving traffic through nginx;
+ *   4. for comparison, when PM2 is installed (`PM2_BIN` or `pm2` on the PATH; never a dependency), `pm2 reload` of
+ *      4 cluster-mode instances of a plain Node server behind the same nginx under the same load.
  * Run after `npm run build`: `node dist/bench/manager.js [--seconds 10]` (nginx at NGINX_BIN or /usr/sbin/nginx;
  * the load generator is wrk when installed — `apt-get install wrk` — else a Node client).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePortRange } from '../test/support/free-ports.js';
-import { prepareNginx, steadyClient } from '../test/support/nginx-under-test.js';
+import { NGINX_BIN, prepareNginx, steadyClient, type NginxUnderTest } from '../test/support/nginx-under-test.js';
 import { parseWrkOutput, wrkInstalled, type WrkFigures } from './support/wrk.js';
 
 const SECRET = 'bench-secret-0123456789abcdefghij';
@@ -83,6 +86,119 @@ function servedBy(url: string): Promise<string | null> {
   });
 }
 
+/**
+ * The PM2 command (`PM2_BIN`, else `pm2` on the PATH) and its version, or null when there is none. Asking PM2 its
+ * version already starts its daemon in `env.PM2_HOME`: the caller kills it.
+ */
+function findPm2(env: NodeJS.ProcessEnv): { bin: string; version: string } | null {
+  const bin = process.env.PM2_BIN ?? 'pm2';
+  const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', env });
+  return probe.error || probe.status !== 0 ? null : { bin, version: probe.stdout.trim().split('\n').pop()! };
+}
+
+/**
+ * What a PM2 user runs: a plain Node HTTP server answering the steady client's GET and POST, closing its listener
+ * on SIGINT (PM2's reload signal) and exiting once its connections are done. Node's defaults otherwise.
+ */
+const PM2_APP = `const { createServer } = require('node:http');
+const server = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.setHeader('content-type', 'application/json');
+    res.end(req.method === 'POST' ? '{"status":"ok","written":1}' : '{"pong":true}');
+  });
+});
+server.listen(Number(process.env.PM2_BENCH_PORT), '127.0.0.1');
+process.on('SIGINT', () => server.close(() => process.exit(0)));
+`;
+
+/**
+ * PM2 7 in cluster mode (4 instances of PM2_APP on one port) behind the same nginx, one `pm2 reload` while the
+ * steady client and wrk send: its duration and what the clients saw. PM2 is never a dependency of the platform;
+ * without it the row says so.
+ */
+async function pm2Rows(nginx: NginxUnderTest): Promise<[string, string, string][]> {
+  const appPort = await freePortRange(1);
+  const sitePort = await freePortRange(1);
+  const env = { ...process.env, PM2_HOME: join(nginx.prefix, 'pm2'), PM2_BENCH_PORT: String(appPort) };
+  const pm2 = findPm2(env);
+  if (!pm2) return [['PM2 reload of 4 cluster workers (comparison)', 'skipped', 'pm2 not installed (PM2_BIN or PATH)']];
+  try {
+    return await pm2Reload(nginx, pm2.bin, pm2.version, env, sitePort);
+  } finally {
+    spawnSync(pm2.bin, ['kill'], { env });
+  }
+}
+
+async function pm2Reload(
+  nginx: NginxUnderTest,
+  bin: string,
+  version: string,
+  env: NodeJS.ProcessEnv,
+  sitePort: number,
+): Promise<[string, string, string][]> {
+  const appPort = Number(env.PM2_BENCH_PORT);
+  const pm2Run = (argv: string[]) => {
+    const run = spawnSync(bin, argv, { encoding: 'utf8', env });
+    if (run.status !== 0) throw new Error(`pm2 ${argv.join(' ')} failed:\n${run.stdout}${run.stderr}`);
+  };
+  const app = join(nginx.prefix, 'pm2-app.cjs');
+  await writeFile(app, PM2_APP);
+  // The same proxy settings as the platform's site: upstream keep-alive, retry on the next server.
+  await writeFile(
+    join(nginx.confDir, 'box-enabled', 'pm2-bench'),
+    `upstream pm2_bench { server 127.0.0.1:${appPort}; keepalive 64; keepalive_timeout 4s; }
+server {
+    listen ${sitePort};
+    location / {
+        proxy_pass http://pm2_bench;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_next_upstream error timeout http_502 http_503;
+    }
+}
+`,
+  );
+  spawnSync(NGINX_BIN, ['-p', nginx.prefix, '-c', join(nginx.confDir, 'nginx.conf'), '-s', 'reload']);
+  await sleep(1500);
+  pm2Run(['start', app, '-i', '4', '--name', 'tb-bench-pm2']);
+  const url = `http://127.0.0.1:${sitePort}`;
+  await sleep(2000);
+  const steady = steadyClient(url, 4);
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const during = load(url, 600, finished);
+  await sleep(1000);
+  const started = performance.now();
+  // Not spawnSync: the steady client runs in this process and must keep sending during the reload.
+  const reload = spawn(bin, ['reload', 'tb-bench-pm2'], { env, stdio: 'ignore' });
+  const code = await new Promise<number | null>((resolve) => reload.once('close', resolve));
+  if (code !== 0) throw new Error(`pm2 reload failed (${code})`);
+  const seconds = (performance.now() - started) / 1000;
+  await sleep(1000);
+  finish();
+  const [wrkDuring, client] = await Promise.all([during, steady.stop()]);
+  return [
+    [`PM2 ${version} reload of 4 cluster workers (comparison)`, `${seconds.toFixed(1)} s`, 'same nginx settings'],
+    [
+      '  steady client during it (4 keep-alive loops, GET + POST)',
+      `${client.failed} failed of ${client.ok + client.failed}`,
+      client.failed ? kinds(client) : 'nothing resent',
+    ],
+    [
+      `  ${hasWrk ? 'wrk' : 'Node client'} during it (${CONNECTIONS} connections, GET)`,
+      `${wrkDuring.non2xx} non-2xx, ${wrkDuring.socketErrors} socket errors of ${wrkDuring.requests}`,
+      'nothing resent',
+    ],
+  ];
+}
+
+const kinds = (outcome: { byKind: Record<string, number> }) =>
+  Object.entries(outcome.byKind)
+    .map(([kind, n]) => `${n}× ${kind}`)
+    .join(', ');
+
 async function main(): Promise<void> {
   const nginx = await prepareNginx();
   const env: Record<string, string> = {
@@ -107,10 +223,16 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
+    // The rolling update's steps as the manager logs them (with the seconds since it began).
+    const updateSteps: string[] = [];
+    let updateStarted: number | null = null;
     await new Promise<void>((resolve, reject) => {
       let output = '';
       manager.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
+        for (const line of chunk.toString().split('\n'))
+          if (updateStarted !== null && /rolling update ru_|worker-ready|worker-exited/.test(line))
+            updateSteps.push(`${((performance.now() - updateStarted) / 1000).toFixed(1)} s  ${line.trim()}`);
         if (output.includes('Worker manager ready')) resolve();
       });
       manager.once('exit', (code) => reject(new Error(`the manager exited (${code}):\n${output}`)));
@@ -157,43 +279,48 @@ async function main(): Promise<void> {
       ]);
     }
 
-    // A rolling update of the 4 workers while wrk and a steady keep-alive client send requests.
+    // Rolling updates of the 4 workers: first while only the steady GET + POST client sends (CPU to spare for the
+    // new workers' start), then while wrk saturates the machine beside it.
     const nginxWorkers = await nginx.workerPids();
-    const steady = steadyClient(nginx.url, 4);
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => (finish = resolve));
-    const during = load(nginx.url, 600, finished);
-    await sleep(1000);
-    const updateStarted = performance.now();
-    await api('rolling-update', {});
-    let update: { state: string; replaced: unknown[]; errors: string[] };
-    do {
-      await sleep(200);
-      update = (await api('status')).rolling_update;
-    } while (update.state === 'running');
-    const updateSeconds = (performance.now() - updateStarted) / 1000;
-    await sleep(1000);
-    finish();
-    const [wrkDuring, client] = await Promise.all([during, steady.stop()]);
-    const kinds = (outcome: { byKind: Record<string, number> }) =>
-      Object.entries(outcome.byKind)
-        .map(([kind, n]) => `${n}× ${kind}`)
-        .join(', ');
-    rows.push([
-      `rolling update of 4 workers (${update.state}, ${update.replaced.length} replaced)`,
-      `${updateSeconds.toFixed(1)} s`,
-      update.errors.join('; ') || 'no errors',
-    ]);
-    rows.push([
-      'steady client during the update (4 keep-alive loops)',
-      `${client.failed} failed of ${client.ok + client.failed}`,
-      `goal 0; nothing resent${client.failed ? `: ${kinds(client)}` : ''}`,
-    ]);
-    rows.push([
-      `${hasWrk ? 'wrk' : 'Node client'} during the update (${CONNECTIONS} connections)`,
-      `${wrkDuring.non2xx} non-2xx, ${wrkDuring.socketErrors} socket errors of ${wrkDuring.requests}`,
-      'nothing resent',
-    ]);
+    for (const withWrk of [false, true]) {
+      const steady = steadyClient(nginx.url, 4);
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const during = withWrk ? load(nginx.url, 600, finished) : null;
+      await sleep(1000);
+      updateSteps.push(
+        `-- update ${withWrk ? `with ${hasWrk ? 'wrk' : 'the Node client'}` : 'under the steady client only'}`,
+      );
+      updateStarted = performance.now();
+      await api('rolling-update', {});
+      let update: { state: string; replaced: unknown[]; errors: string[] };
+      do {
+        await sleep(200);
+        update = (await api('status')).rolling_update;
+      } while (update.state === 'running');
+      const updateSeconds = (performance.now() - updateStarted) / 1000;
+      updateStarted = null;
+      await sleep(1000);
+      finish();
+      const [wrkDuring, client] = await Promise.all([during, steady.stop()]);
+      const under = withWrk ? `steady client + ${hasWrk ? 'wrk' : 'Node client'}` : 'steady client only';
+      rows.push([
+        `rolling update of 4 workers, ${under} (${update.state}, ${update.replaced.length} replaced)`,
+        `${updateSeconds.toFixed(1)} s`,
+        update.errors.join('; ') || 'no errors; goal ≤ 10 s',
+      ]);
+      rows.push([
+        `  steady client during it (4 keep-alive loops, GET + POST)`,
+        `${client.failed} failed of ${client.ok + client.failed}`,
+        `goal 0; nothing resent${client.failed ? `: ${kinds(client)}` : ''}`,
+      ]);
+      if (wrkDuring)
+        rows.push([
+          `  ${hasWrk ? 'wrk' : 'Node client'} during it (${CONNECTIONS} connections, GET)`,
+          `${wrkDuring.non2xx} non-2xx, ${wrkDuring.socketErrors} socket errors of ${wrkDuring.requests}`,
+          'nothing resent',
+        ]);
+    }
 
     // Scaling down to one worker and back up while the steady client sends.
     const scaling = steadyClient(nginx.url, 4);
@@ -221,6 +348,8 @@ async function main(): Promise<void> {
       scaleTimes.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ') + ' (1→2, 2→4)',
       'start + first /health; nginx already lists the port',
     ]);
+    rows.push(...(await pm2Rows(nginx)));
+    console.log(`\nRolling update steps (manager log):\n${updateSteps.join('\n')}`);
     const width = Math.max(...rows.map((row) => row[0].length));
     const resultWidth = Math.max(...rows.map((row) => row[1].length));
     console.log(

@@ -21,6 +21,8 @@ export class WorkerMetricsDto {
   @ApiProperty({ type: Number }) pid: number;
   @ApiProperty({ type: Number }) uptime_seconds: number;
   @ApiProperty({ type: Number, description: 'Requests answered' }) requests_total: number;
+  @ApiProperty({ type: Number, description: 'Requests that came through a reverse proxy (X-Forwarded-For present)' })
+  requests_proxied: number;
   @ApiProperty({ type: Number, description: 'Answers below 400' }) requests_success: number;
   @ApiProperty({ type: Number, description: 'Answers of 400 and above' }) requests_error: number;
   @ApiProperty({ type: Number, description: 'Answers of 500 and above' }) requests_server_error: number;

@@ -38,8 +38,9 @@ export class WorkerLifecycle {
    * Express middleware: counts the request until its response is finished or its connection is gone, and
    * records it in the metrics (a connection lost before the answer counts as an error).
    */
-  readonly track = (_request: Request, response: Response, next: NextFunction): void => {
+  readonly track = (request: Request, response: Response, next: NextFunction): void => {
     this.inFlightCount += 1;
+    if (request.headers['x-forwarded-for'] !== undefined) this.metrics.recordProxied();
     const started = performance.now();
     // `close` follows every response, finished or cut off (one listener keeps the hot path light).
     response.once('close', () => {

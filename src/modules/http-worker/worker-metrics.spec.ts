@@ -13,9 +13,12 @@ describe('WorkerMetrics', () => {
       [499, 0],
     ] as const)
       metrics.record(status, ms);
+    metrics.recordProxied();
+    metrics.recordProxied();
     expect(metrics.snapshot({ workerId: 'w1', inFlight: 3, draining: true })).toMatchObject({
       worker_id: 'w1',
       requests_total: 7,
+      requests_proxied: 2,
       requests_success: 2,
       requests_error: 5,
       requests_server_error: 1,

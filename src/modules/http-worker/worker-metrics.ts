@@ -6,6 +6,8 @@ export interface WorkerMetricsSnapshot {
   pid: number;
   uptime_seconds: number;
   requests_total: number;
+  /** Requests that came through a reverse proxy (X-Forwarded-For): the manager's sign that nginx sends here. */
+  requests_proxied: number;
   requests_success: number;
   requests_error: number;
   requests_server_error: number;
@@ -21,6 +23,7 @@ export interface WorkerMetricsSnapshot {
 export class WorkerMetrics {
   private readonly startedAt = Date.now();
   private total = 0;
+  private proxied = 0;
   private success = 0;
   private error = 0;
   private serverError = 0;
@@ -39,12 +42,18 @@ export class WorkerMetrics {
     if (status === 403) this.denials += 1;
   }
 
+  /** A request arrived through a reverse proxy (counted on arrival: nginx has chosen this worker). */
+  recordProxied(): void {
+    this.proxied += 1;
+  }
+
   snapshot(state: { workerId: string; inFlight: number; draining: boolean }): WorkerMetricsSnapshot {
     return {
       worker_id: state.workerId,
       pid: process.pid,
       uptime_seconds: Math.floor((Date.now() - this.startedAt) / 1000),
       requests_total: this.total,
+      requests_proxied: this.proxied,
       requests_success: this.success,
       requests_error: this.error,
       requests_server_error: this.serverError,
@@ -83,6 +92,12 @@ const PROMETHEUS_METRICS: Array<{
     value: (s) => s.requests_server_error,
   },
   { name: 'tb_http_auth_failures_total', type: 'counter', help: '401 answers', value: (s) => s.auth_failures },
+  {
+    name: 'tb_http_requests_proxied_total',
+    type: 'counter',
+    help: 'Requests that came through a reverse proxy',
+    value: (s) => s.requests_proxied,
+  },
   { name: 'tb_http_access_denials_total', type: 'counter', help: '403 answers', value: (s) => s.access_denials },
   { name: 'tb_http_requests_in_flight', type: 'gauge', help: 'Requests being handled', value: (s) => s.in_flight },
   {

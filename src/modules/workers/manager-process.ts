@@ -25,7 +25,7 @@ import {
 import type { ClusterView, WorkerInfo } from './cluster-view.js';
 import { loadManagerSecret } from './manager-secret.js';
 import { lowestFreePort, portRange } from './ports.js';
-import { collectWorkerMetrics, type WorkerMetricsView } from './metrics-collector.js';
+import { collectWorkerMetrics, proxiedRequests, type WorkerMetricsView } from './metrics-collector.js';
 import { PROXY_FAIL_TIMEOUT_SECONDS } from './nginx/site-config.js';
 
 /** What `DATA_DIR/manager.json` (mode 0600) holds: how the other `tb workers` commands find the manager. */
@@ -111,7 +111,8 @@ export interface RollingUpdateState {
   total: number;
   done: number;
   step: string;
-  replaced: { old: string; new: string }[];
+  /** Each old worker and its replacement, with how long the old one took to drain and exit. */
+  replaced: { old: string; new: string; drain_ms: number }[];
   errors: string[];
 }
 
@@ -120,6 +121,9 @@ export interface RollingUpdateState {
  * 5 to 6 s after the refusal; past the margin a worker ready since then surely gets requests again.
  */
 const FAIL_TIMEOUT_MARGIN_MS = 1_500;
+
+/** How often the manager asks a new worker whether nginx has sent it a request yet. */
+const SERVING_POLL_MS = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -368,62 +372,112 @@ export class ManagerProcess {
   }
 
   /**
-   * The order, per HTTP worker of the snapshot: start a new one on the next free pre-allocated port; wait;
-   * `GET /health` (not 200 → stop the new one, keep the old, report it); update nginx; the old one drains and stops.
-   * "Update nginx" reloads it only when the site file changed, which a worker change never does: nginx already
-   * lists the new port and finds the old one refusing connections once it drains (docs/workers.md § nginx).
+   * Replaces the HTTP workers of the snapshot in batches, as many at once as there are free pre-allocated ports
+   * (4 workers on the default 8 slots: one batch). Per batch: every replacement starts on a free port (a launch
+   * ends with the worker answering `/health`) while `MANAGER_ROLLING_WAIT_SECONDS` pass from their start;
+   * `GET /health` of each (not 200 → that one is stopped, its old worker kept, the error reported); update nginx;
+   * once nginx sends requests to a worker that stays, every old worker of the batch drains and stops at the same
+   * time. The old workers serve until then, so the capacity never drops below the snapshot's. "Update nginx"
+   * reloads it only when the site file changed, which a worker change never does: nginx already lists the new
+   * ports and finds the old ones refusing connections once they drain (docs/workers.md § nginx).
    */
   private async rollingUpdate(state: RollingUpdateState, snapshot: string[]): Promise<void> {
-    const waitMs = this.config.manager.rollingWaitSeconds * 1000;
-    for (const oldId of snapshot) {
-      if (this.stopped) break;
-      const old = this.manager.get(oldId);
-      if (!old || old.state === 'stopped' || old.state === 'failed') {
-        state.done += 1;
-        continue;
-      }
-      state.step = `replacing ${oldId}`;
-      const port = lowestFreePort(
-        this.portsOf('http'),
-        this.live().map((w) => w.port),
-      );
-      if (port === null) {
-        state.errors.push(`${oldId}: no free pre-allocated port for its replacement (raise MANAGER_HTTP_PORT_SLOTS)`);
-        state.done += 1;
-        continue;
-      }
-      const spec: WorkerSpec = { id: newWorkerId('http'), type: 'http', port };
-      try {
-        await this.launch(spec);
-      } catch (error) {
-        state.errors.push(`${oldId}: its replacement did not start: ${(error as Error).message}`);
-        await this.discard(spec.id);
-        state.done += 1;
-        continue;
-      }
-      state.step = `checking ${spec.id}`;
-      await sleep(waitMs);
-      const health = await probeHealth(this.hostOf('http'), port);
-      if (!health.ok) {
-        state.errors.push(`${oldId}: replacement ${spec.id} unhealthy (${health.error ?? 'not 200'}); kept ${oldId}`);
-        await this.discard(spec.id);
-        state.done += 1;
-        continue;
-      }
-      state.step = `updating the proxy for ${spec.id}`;
-      await this.syncProxy();
-      await this.untilAnotherWorkerServes([oldId]);
-      state.step = `draining ${oldId}`;
-      await this.manager.stopWorker(oldId, { draining: true });
-      this.forget(oldId);
-      state.replaced.push({ old: oldId, new: spec.id });
-      state.done += 1;
-      void this.writeState();
+    const pending = [...snapshot];
+    while (pending.length && !this.stopped) {
+      const batch = this.nextBatch(state, pending);
+      if (batch.length) await this.replaceBatch(state, batch);
     }
-    state.step = 'finished';
+    this.step(state, 'finished');
     state.state = state.errors.length ? 'failed' : 'done';
     state.finished_at = new Date().toISOString();
     void this.writeState();
+  }
+
+  /** The update's current step, also logged with the seconds since it began (what bounds its duration). */
+  private step(state: RollingUpdateState, step: string): void {
+    state.step = step;
+    const seconds = ((Date.now() - Date.parse(state.started_at)) / 1000).toFixed(1);
+    this.options.log(`manager: rolling update ${state.id} +${seconds} s: ${step}`);
+  }
+
+  /**
+   * Takes from `pending` the old workers the next batch replaces, each with the spec of its replacement on a free
+   * port; old workers gone meanwhile count as done. Without any free port the rest is reported and dropped.
+   */
+  private nextBatch(state: RollingUpdateState, pending: string[]): { oldId: string; spec: WorkerSpec }[] {
+    const held = this.live().map((w) => w.port);
+    const batch: { oldId: string; spec: WorkerSpec }[] = [];
+    while (pending.length) {
+      const oldId = pending[0];
+      const old = this.manager.get(oldId);
+      if (!old || old.state === 'stopped' || old.state === 'failed') {
+        pending.shift();
+        state.done += 1;
+        continue;
+      }
+      const port = lowestFreePort(this.portsOf('http'), held);
+      if (port === null) break;
+      pending.shift();
+      held.push(port);
+      batch.push({ oldId, spec: { id: newWorkerId('http'), type: 'http', port } });
+    }
+    if (!batch.length)
+      for (const oldId of pending.splice(0)) {
+        state.errors.push(`${oldId}: no free pre-allocated port for its replacement (raise MANAGER_HTTP_PORT_SLOTS)`);
+        state.done += 1;
+      }
+    return batch;
+  }
+
+  private async replaceBatch(state: RollingUpdateState, batch: { oldId: string; spec: WorkerSpec }[]): Promise<void> {
+    const newIds = batch.map(({ spec }) => spec.id);
+    this.step(state, `starting ${newIds.join(', ')}`);
+    const waited = sleep(this.config.manager.rollingWaitSeconds * 1000);
+    const started = await Promise.all(
+      batch.map(async (pair) => {
+        try {
+          await this.launch(pair.spec);
+          return true;
+        } catch (error) {
+          state.errors.push(`${pair.oldId}: its replacement did not start: ${(error as Error).message}`);
+          await this.discard(pair.spec.id);
+          state.done += 1;
+          return false;
+        }
+      }),
+    );
+    const launched = batch.filter((_, index) => started[index]);
+    if (!launched.length) return;
+    this.step(state, `checking ${launched.map(({ spec }) => spec.id).join(', ')}`);
+    await waited;
+    const healthy = await Promise.all(
+      launched.map(async ({ oldId, spec }) => {
+        const health = await probeHealth(this.hostOf('http'), spec.port);
+        if (health.ok) return true;
+        state.errors.push(`${oldId}: replacement ${spec.id} unhealthy (${health.error ?? 'not 200'}); kept ${oldId}`);
+        await this.discard(spec.id);
+        state.done += 1;
+        return false;
+      }),
+    );
+    const replacing = launched.filter((_, index) => healthy[index]);
+    if (!replacing.length) return;
+    this.step(state, `updating the proxy for ${replacing.map(({ spec }) => spec.id).join(', ')}`);
+    await this.syncProxy();
+    const oldIds = replacing.map(({ oldId }) => oldId);
+    await this.untilAnotherWorkerServes(oldIds);
+    this.step(state, `draining ${oldIds.join(', ')}`);
+    await Promise.all(
+      replacing.map(async ({ oldId, spec }) => {
+        const draining = Date.now();
+        await this.manager.stopWorker(oldId, { draining: true });
+        this.forget(oldId);
+        state.replaced.push({ old: oldId, new: spec.id, drain_ms: Date.now() - draining });
+        state.done += 1;
+        void this.writeState();
+      }),
+    );
+    this.step(state, `drained ${oldIds.join(', ')}`);
   }
 
   /**
@@ -604,19 +658,26 @@ export class ManagerProcess {
   }
 
   /**
-   * Before HTTP workers stop: waits until another live HTTP worker has been ready for nginx's `fail_timeout`. nginx
-   * tries free and restarting ports now and then and skips one that refused for that long, so a worker that has
-   * just come up may not get traffic yet; stopping the last one nginx sends to would leave it none (502). Without
-   * nginx set up, or without another HTTP worker (or a WS worker stopping), there is nothing to wait for.
+   * Before HTTP workers stop: waits until nginx sends requests to another live HTTP worker. nginx tries free and
+   * restarting ports now and then and skips one that refused for `fail_timeout`, so a worker that has just come up
+   * may not get traffic yet; stopping the last one nginx sends to would leave it none (502). Another worker serves
+   * once it has answered a request nginx forwarded (its `requests_proxied`), or surely once it has been ready for
+   * `fail_timeout` and the margin (no traffic at all shows nothing). Without nginx set up, or without another HTTP
+   * worker (or a WS worker stopping), there is nothing to wait for.
    */
   private async untilAnotherWorkerServes(stopping: string[]): Promise<void> {
     if (!stopping.some((id) => this.manager.get(id)?.type === 'http')) return;
     if (!(await this.proxyStatus()).configured) return;
     const others = this.live('http').filter((w) => w.state === 'running' && !stopping.includes(w.worker_id));
     if (!others.length) return;
-    const earliest = Math.min(...others.map((w) => this.readyAt.get(w.worker_id) ?? 0));
-    const wait = earliest + PROXY_FAIL_TIMEOUT_SECONDS * 1000 + FAIL_TIMEOUT_MARGIN_MS - Date.now();
-    if (wait > 0) await sleep(wait);
+    const surelyServedAt = (w: WorkerRecord) =>
+      (this.readyAt.get(w.worker_id) ?? 0) + PROXY_FAIL_TIMEOUT_SECONDS * 1000 + FAIL_TIMEOUT_MARGIN_MS;
+    const deadline = Math.min(...others.map(surelyServedAt));
+    while (Date.now() < deadline && !this.stopped) {
+      const counts = await Promise.all(others.map((w) => proxiedRequests(this.hostOf('http'), w.port)));
+      if (counts.some((count) => count !== null && count > 0)) return;
+      await sleep(Math.min(SERVING_POLL_MS, Math.max(0, deadline - Date.now())));
+    }
   }
 
   private launch(spec: WorkerSpec): Promise<void> {

@@ -64,3 +64,20 @@ export async function collectWorkerMetrics(
     return null;
   }
 }
+
+/**
+ * How many requests a reverse proxy has sent an HTTP worker (`requests_proxied` of its `GET /metrics`), or null when
+ * it does not answer within 1 s. A count above 0 shows that nginx has chosen the worker's port.
+ */
+export async function proxiedRequests(host: string, port: number): Promise<number | null> {
+  try {
+    const response = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`, {
+      signal: AbortSignal.timeout(1_000),
+    });
+    if (!response.ok) return null;
+    const body = (await response.json()) as { requests_proxied?: unknown };
+    return typeof body.requests_proxied === 'number' ? body.requests_proxied : null;
+  } catch {
+    return null;
+  }
+}

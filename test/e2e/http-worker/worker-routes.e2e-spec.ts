@@ -60,6 +60,11 @@ describe.each(backends())('HTTP worker routes ($name)', (backend) => {
     expect(Number(after.auth_failures) - before.auth_failures).toBe(1);
     expect(Number(after.access_denials) - before.access_denials).toBe(1);
     expect(Number(after.avg_latency_ms)).toBeGreaterThan(0);
+    // Only a request a proxy forwarded (X-Forwarded-For) counts as proxied: none of the five above.
+    expect(after.requests_proxied).toBe(before.requests_proxied);
+    await fetch(url('/api/Access/open_anyone'), { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    const proxied = (await json(await fetch(url('/metrics')))) as Record<string, number>;
+    expect(proxied.requests_proxied - before.requests_proxied).toBe(1);
 
     const prometheus = await fetch(url('/metrics/prometheus'));
     expect(prometheus.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);

@@ -110,7 +110,8 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     manager = await startManager({
       httpWorkers: 2,
       httpSlots: 6,
-      env: { ...env, MANAGER_RESTART_DELAY_SECONDS: '4' },
+      // A drain timeout far above any real drain: an idle worker must not run it out (the rolling update tests).
+      env: { ...env, MANAGER_RESTART_DELAY_SECONDS: '4', DRAIN_TIMEOUT_SECONDS: '30' },
       fixedPorts: { httpBase, wsBase },
     });
   }, 180_000);
@@ -239,22 +240,56 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     expect(JSON.parse(limited[0].body)).toMatchObject({ code: 'RATE_LIMITED' });
   });
 
+  /** Runs a rolling update to its end; also returns the most HTTP workers that held a port at one time meanwhile. */
+  const rollingUpdate = async () => {
+    expect((await manager.request('/api/rolling-update', { method: 'POST' })).status).toBe(202);
+    let mostLive = 0;
+    const update = await eventually(
+      async () => {
+        const live = (await manager.json<Worker[]>('/api/workers')).filter(
+          (w) => w.type === 'http' && w.state !== 'stopped' && w.state !== 'failed',
+        );
+        mostLive = Math.max(mostLive, live.length);
+        return (await manager.json('/api/status')).rolling_update;
+      },
+      (state) => state.state !== 'running',
+      90_000,
+    );
+    return { update, mostLive };
+  };
+
   it('sees 0 failed requests and no nginx reload during a rolling update; the new workers serve afterwards', async () => {
     const before = (await httpWorkers()).map((w) => w.worker_id);
+    let mostLive = 0;
     const outcome = await underLoad(async () => {
-      expect((await manager.request('/api/rolling-update', { method: 'POST' })).status).toBe(202);
-      const update = await eventually(
-        async () => (await manager.json('/api/status')).rolling_update,
-        (state) => state.state !== 'running',
-        90_000,
-      );
-      expect(update).toMatchObject({ state: 'done', errors: [] });
+      const result = await rollingUpdate();
+      expect(result.update).toMatchObject({ state: 'done', errors: [] });
+      mostLive = result.mostLive;
     });
     expectNoFailure(outcome);
+    // Every replacement started (the slots allow it) before any old worker left: the old ones served meanwhile.
+    expect(mostLive).toBe(2 * before.length);
     const now = new Set((await httpWorkers()).map((w) => w.worker_id));
     expect(now.size).toBe(before.length);
     for (const old of before) expect(now.has(old)).toBe(false);
     for (let i = 0; i < 10; i++) expect(now.has(await servedBy())).toBe(true);
+  }, 120_000);
+
+  it('replaces idle workers without running out their drain timeout', async () => {
+    const before = (await httpWorkers()).map((w) => w.worker_id);
+    const { update } = await rollingUpdate();
+    expect(update).toMatchObject({ state: 'done', errors: [] });
+    expect(update.replaced.map((pair: { old: string }) => pair.old).sort()).toEqual([...before].sort());
+    // Nothing in flight: an old worker exits once nginx can no longer use its connections (at once without any),
+    // not after DRAIN_TIMEOUT_SECONDS (30 s here; the manager would SIGKILL it 5 s later).
+    for (const pair of update.replaced) expect(pair.drain_ms).toBeLessThan(30_000);
+    // The new workers serve through nginx. One request after the other: nginx still counts their ports as failed
+    // from the load before (it clears that only on a success, letting one request at a time try such a port), so
+    // concurrent first requests could find no port to try (docs/workers.md § Not covered).
+    const now = new Set((await httpWorkers()).map((w) => w.worker_id));
+    const seen = new Set<string>();
+    for (let i = 0; i < 20 && seen.size < now.size; i++) seen.add(await servedBy());
+    expect([...seen].sort()).toEqual([...now].sort());
   }, 120_000);
 
   it('sees 0 failed requests and no nginx reload while every worker restarts; new processes serve afterwards', async () => {

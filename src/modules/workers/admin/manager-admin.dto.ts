@@ -89,12 +89,19 @@ export class RollingUpdateDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) finished_at!: string | null;
   @ApiProperty({ description: 'HTTP workers to replace' }) total!: number;
   @ApiProperty({ description: 'HTTP workers handled so far' }) done!: number;
-  @ApiProperty({ example: 'draining http_1a2b3c4d' }) step!: string;
+  @ApiProperty({ example: 'draining http_1a2b3c4d, http_5e6f7a8b' }) step!: string;
   @ApiProperty({
     type: 'array',
-    items: { type: 'object', properties: { old: { type: 'string' }, new: { type: 'string' } } },
+    items: {
+      type: 'object',
+      properties: {
+        old: { type: 'string' },
+        new: { type: 'string' },
+        drain_ms: { type: 'number', description: 'How long the old worker took to drain and exit' },
+      },
+    },
   })
-  replaced!: { old: string; new: string }[];
+  replaced!: { old: string; new: string; drain_ms: number }[];
   @ApiProperty({ type: [String] }) errors!: string[];
 }
 

@@ -33,6 +33,11 @@ describe('renderSiteConfig', () => {
     expect(text).toContain('keepalive 64;');
   });
 
+  it("shares the HTTP upstream's state between nginx's worker processes", () => {
+    const text = renderSiteConfig(input);
+    expect(text).toMatch(/upstream toolbox_http \{[^}]*\n {4}zone toolbox_http 256k;\n/);
+  });
+
   it('marks no port down: a port without a worker refuses the connect and nginx tries the next one', () => {
     const text = renderSiteConfig(input);
     expect(text).not.toMatch(/\bdown;/);

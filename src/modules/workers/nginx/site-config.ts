@@ -128,6 +128,9 @@ map "$request_method|$http_sec_fetch_site|$http_origin|$http_host" $${zone}_cros
 
 upstream ${zone}_http {
     least_conn;
+    # Shared by nginx's worker processes: which ports refused (and since when) and the connection counts. A
+    # request one process has sent to a new worker clears that port's failure for all, which the manager relies on.
+    zone ${zone}_http 256k;
 ${input.httpPorts.map(server).join('\n')}
 ${backupsOf(undefined)}    keepalive 64;
     keepalive_requests 10000;
