@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ACCESS_LEVEL, isAccessLevel } from '../../auth/access-level.js';
+import { ACCESS_LEVEL } from '../../auth/principal.js';
 
 /**
  * How a call reached the runner. Only `local` (the CLI's `tb functions run`, the function test run,
@@ -25,13 +25,16 @@ export function anonymousCaller(transport: Exclude<CallerTransport, 'local'>): C
   return { level: ACCESS_LEVEL.NOT_LOGGED_IN, userId: null, transport };
 }
 
+const VALID_LEVELS: ReadonlySet<number> = new Set(Object.values(ACCESS_LEVEL));
+
 /** Why `value` is not a usable caller, or undefined when it is one. */
 export function callerProblem(value: unknown): string | undefined {
   if (value === undefined || value === null) return 'no caller given';
   if (typeof value !== 'object') return 'caller is not an object';
   const caller = value as Partial<Caller>;
   if (typeof caller.transport !== 'string' || caller.transport.length === 0) return 'caller has no transport';
-  if (!isAccessLevel(caller.level)) return `caller level ${String(caller.level)} is not one of -1, 0, 1, 2`;
+  if (typeof caller.level !== 'number' || !VALID_LEVELS.has(caller.level))
+    return `caller level ${String(caller.level)} is not one of -1, 0, 1, 2`;
   if (caller.userId !== null && typeof caller.userId !== 'string') return 'caller userId must be a string or null';
   return undefined;
 }

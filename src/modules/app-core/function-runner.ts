@@ -1,5 +1,5 @@
 import { hasAccessLevel } from './access-level.js';
-import { LOCAL_CALLER, callerProblem, currentCaller, runAsCaller, type Caller } from './caller.js';
+import { callerProblem, currentCaller, runAsCaller, type Caller } from './caller.js';
 import { FileFunctionCache, MemoryFunctionCache, callCacheKey } from './function-cache.js';
 import { ArgumentError, bindArguments, type FunctionEntry } from './function-entry.js';
 import type { FunctionRegistry, RegistryLogger } from './function-registry.js';
@@ -77,13 +77,9 @@ export class FunctionRunner {
     // Plain JavaScript (mods) can omit the options or the caller; the check below is what holds.
     options = (options as RunOptions | undefined) ?? ({} as RunOptions);
     const caller: Caller | undefined = options.caller ?? currentCaller();
-    // LOCAL_CALLER is frozen and valid by construction; any other caller object may have changed since its
-    // last call, so it is checked on every one.
-    if (caller !== LOCAL_CALLER) {
-      const problem = callerProblem(caller);
-      if (problem !== undefined)
-        return Result.defaultUserError(`refused: ${problem}`, EXEC_CODE_FORBIDDEN, { dataInfo: functionKey(name) });
-    }
+    const problem = callerProblem(caller);
+    if (problem !== undefined)
+      return Result.defaultUserError(`refused: ${problem}`, EXEC_CODE_FORBIDDEN, { dataInfo: functionKey(name) });
     const entry = this.registry.get(functionKey(name));
     if (entry === undefined) return notFound(name);
     if (options.specification !== undefined && options.specification !== 'app') {
