@@ -75,6 +75,11 @@ async function main(): Promise<void> {
     measureSync("runFunction('bench.add', {args})", calls, () =>
       runner.runFunction('bench.add', { args: [1, 2], caller: LOCAL_CALLER }),
     );
+    // Any caller other than the frozen LOCAL_CALLER is checked on every call (what every transport passes).
+    const httpCaller = { level: 1, userId: 'bench', transport: 'http' };
+    measureSync("runFunction('bench.add', {args}), HTTP caller", calls, () =>
+      runner.runFunction('bench.add', { args: [1, 2], caller: httpCaller }),
+    );
     measureSync("runFunction(['bench','add'], {args})", calls, () =>
       runner.runFunction(['bench', 'add'], { args: [1, 2], caller: LOCAL_CALLER }),
     );

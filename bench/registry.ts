@@ -3,8 +3,10 @@
  * separate process on SQLite, and measures
  *   1. package-detail GET throughput and p50/p99 latency, 10 concurrent connections, 10,000 packages;
  *   2. upload + inspection of a 100 MiB ZIP: time, throughput, and the server's peak RSS growth;
- *   3. download throughput of that file through its signed URL.
- * Run after `npm run build`: `node dist/bench/registry.js [--seconds 10] [--workers auto|N]`.
+ *   3. download throughput of that file through its signed URL;
+ *   4. with `--workers 1`, the detail GET beside a bare NestJS 12 route answering the same JSON (one package's
+ *      detail, recorded from the registry), each in its own process, in alternating rounds (`--rounds 3`).
+ * Run after `npm run build`: `node dist/bench/registry.js [--seconds 10] [--workers auto|N] [--rounds 3]`.
  * The load generator is wrk when installed (`apt-get install wrk`), else a Node client.
  */
 import 'reflect-metadata';
@@ -15,6 +17,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import yazl from 'yazl';
 import { loadConfig } from '../src/config/config.js';
@@ -36,6 +41,7 @@ const argument = (name: string) =>
 const seconds = Number(argument('--seconds')) || 10;
 /** Registry worker processes (`tb registry --workers`); one per core by default. */
 const workers = argument('--workers') ?? 'auto';
+const rounds = Math.max(1, Number(argument('--rounds')) || 3);
 
 const WORDS =
   'cloud sync task queue file watch server client crypto cache config log metric chart graph http socket auth token user theme icon widget table form parse render build deploy backup search index'.split(
@@ -130,6 +136,7 @@ async function rssOf(pid: number): Promise<number> {
 
 async function detailLoad(
   baseUrl: string,
+  onlyPackage?: string,
 ): Promise<{ requests: number; rps: number; p50: number; p99: number; errors: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const latencies: number[] = [];
@@ -155,7 +162,7 @@ async function detailLoad(
       let index = worker;
       while (Date.now() < deadline) {
         index = (index * 1103515245 + 12345) % PACKAGES;
-        const latency = await get(`/api/v1/packages/${packageName(index)}`);
+        const latency = await get(`/api/v1/packages/${onlyPackage ?? packageName(index)}`);
         if (latency < 0) errors += 1;
         else latencies.push(latency);
       }
@@ -175,10 +182,13 @@ async function detailLoad(
 async function wrkLoad(
   baseUrl: string,
   scriptDir: string,
+  onlyPackage?: string,
 ): Promise<{ requests: number; rps: number; p50: number; p99: number; errors: number } | null> {
   if (!wrkInstalled()) return null;
   const script = join(scriptDir, 'detail.lua');
-  const names = Array.from({ length: PACKAGES }, (_, index) => `"${packageName(index)}"`).join(',');
+  const names = onlyPackage
+    ? `"${onlyPackage}"`
+    : Array.from({ length: PACKAGES }, (_, index) => `"${packageName(index)}"`).join(',');
   await writeFile(
     script,
     `local names = {${names}}\nlocal n = #names\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/api/v1/packages/" .. names[math.random(1, n)])\nend\n`,
@@ -205,6 +215,83 @@ async function writeBigZip(path: string): Promise<number> {
   return (await stat(path)).size;
 }
 
+/**
+ * `--serve-bare-nest <file>`: what a user would write instead, NestFactory.create with one controller answering
+ * the package detail JSON in `file` for any name (no database, no guards, no logger).
+ */
+async function serveBareNest(detailFile: string): Promise<void> {
+  const detail = JSON.parse(await readFile(detailFile, 'utf8')) as object;
+  @Controller('api/v1/packages')
+  class BareController {
+    @Get(':name')
+    detail() {
+      return detail;
+    }
+  }
+  @Module({ controllers: [BareController] })
+  class BareModule {}
+  const app = await NestFactory.create(BareModule, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
+  console.log(`Bare Nest ready at http://127.0.0.1:${port}`);
+}
+
+async function startBareNest(detailFile: string): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve-bare-nest', detailFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /ready at (http:\/\/[\d.:]+)/.exec(output);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`bare Nest exited with ${code}: ${output}`)));
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    baseUrl,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+type LoadFigures = { requests: number; rps: number; p50: number; p99: number; errors: number };
+
+/** Alternating rounds of the registry's detail GET and the bare route's; the median round of each. */
+async function compareWithBareNest(baseUrl: string, dataDir: string): Promise<string[]> {
+  const response = await fetch(`${baseUrl}/api/v1/packages/${packageName(0)}`);
+  if (response.status !== 200) throw new Error(`detail answered ${response.status}`);
+  const detailFile = join(dataDir, 'detail.json');
+  await writeFile(detailFile, await response.text());
+  const bare = await startBareNest(detailFile);
+  // Both answer the detail of one package: the same JSON on both sides, from the registry's detail cache.
+  const load = async (url: string) =>
+    (await wrkLoad(url, dataDir, packageName(0))) ?? (await detailLoad(url, packageName(0)));
+  const ours: LoadFigures[] = [];
+  const theirs: LoadFigures[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      theirs.push(await load(bare.baseUrl));
+      ours.push(await load(baseUrl));
+    }
+  } finally {
+    await bare.stop();
+  }
+  const median = (runs: LoadFigures[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+  const [ourMedian, bareMedian] = [median(ours), median(theirs)];
+  const perRound = (runs: LoadFigures[]) => runs.map((run) => run.rps.toFixed(0)).join(' / ');
+  return [
+    `| bare NestJS route, same JSON | ${bareMedian.rps.toFixed(0)} | ${bareMedian.p50.toFixed(2)} | ${bareMedian.p99.toFixed(2)} | ${perRound(theirs)} |`,
+    `| tb registry (--workers 1) | ${ourMedian.rps.toFixed(0)} | ${ourMedian.p50.toFixed(2)} | ${ourMedian.p99.toFixed(2)} | ${perRound(ours)} |`,
+    `\nregistry / bare Nest: ${(ourMedian.rps / bareMedian.rps).toFixed(2)}× (goal ≥ 0.9×)`,
+  ];
+}
+
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-bench-registry-'));
   try {
@@ -221,6 +308,8 @@ async function main(): Promise<void> {
       const wrk = await wrkLoad(baseUrl, dataDir);
       const load = wrk ?? (await detailLoad(baseUrl));
       const loadClient = wrk ? 'wrk -t2 -c10' : 'Node http client, 10 sockets';
+      // The peer comparison is per process: a single registry process against a single bare Nest process.
+      const comparison = workers === '1' ? await compareWithBareNest(baseUrl, dataDir) : [];
 
       const signer = new TokenVerifier(new JwtService({}), loadConfig({ PLATFORM_JWT_SECRET: SECRET }));
       const token = signer.sign({ userId: 'bench', username: 'bench', ttlSeconds: 3600 });
@@ -312,6 +401,13 @@ async function main(): Promise<void> {
       );
       console.log(`${'measure'.padEnd(width)} | result | target`);
       for (const [measure, result, target] of rows) console.log(`${measure.padEnd(width)} | ${result} | ${target}`);
+      if (comparison.length > 0) {
+        console.log(
+          `\nPackage detail GET beside a bare NestJS route — ${rounds} alternating rounds of ${seconds} s, ${loadClient}, one process each (median round)\n`,
+        );
+        console.log('| Server | req/s | p50 ms | p99 ms | req/s per round |\n|---|---|---|---|---|');
+        console.log(comparison.join('\n'));
+      }
     } finally {
       await stop();
     }
@@ -320,7 +416,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+if (process.argv[2] === '--serve-bare-nest') {
+  await serveBareNest(process.argv[3]);
+} else {
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

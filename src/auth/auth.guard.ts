@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { RouteMetadata } from '../common/route-metadata.js';
 import { assertAccess } from './access-check.js';
 import { ACCESS_METADATA, type AccessRule, type CredentialPolicy } from './access.decorators.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
@@ -16,6 +17,9 @@ import { USER_RESOLVER, type AuthenticatedRequest, type UserResolver } from './p
 
 export { bearerToken } from './credentials.js';
 export { isAdmin } from './access-check.js';
+
+/** The rule of a route that declares none: any valid credential. */
+const NO_RULE: AccessRule = Object.freeze({});
 
 /**
  * The one front door of every service (global guard): the service's Authenticator finds who is calling, then
@@ -26,13 +30,16 @@ export { isAdmin } from './access-check.js';
 @Injectable()
 export class AuthGuard implements CanActivate, OnModuleInit {
   private users: UserResolver | null = null;
+  private readonly rules: RouteMetadata<AccessRule>;
 
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly authenticator: Authenticator,
     private readonly moduleRef: ModuleRef,
     @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,
-  ) {}
+  ) {
+    this.rules = new RouteMetadata<AccessRule>(reflector, ACCESS_METADATA);
+  }
 
   /** A service that keeps user records (the registry) provides USER_RESOLVER somewhere in the app. */
   onModuleInit(): void {
@@ -55,11 +62,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const rule =
-      this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_METADATA, [
-        context.getHandler(),
-        context.getClass(),
-      ]) ?? {};
+    const rule = this.rules.of(context) ?? NO_RULE;
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     if (rule.ignoreToken) return true;
     if (rule.ignoreTokenWhen && this.policy(rule.ignoreTokenWhen).ignoresCredentials(request)) return true;

@@ -2,6 +2,7 @@ import { Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContex
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { PlatformError } from '../common/errors.js';
+import { RouteMetadata } from '../common/route-metadata.js';
 import { isAdmin } from '../auth/auth.guard.js';
 import type { AuthenticatedRequest } from '../auth/principal.js';
 import { COUNTER_STORE, type CounterStore } from '../counters/counter-store.js';
@@ -33,16 +34,19 @@ export function rateLimitTracker(request: AuthenticatedRequest): string {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
+  private readonly skipped: RouteMetadata<boolean>;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     @Inject(COUNTER_STORE) private readonly counters: CounterStore,
     @Inject(RATE_LIMIT_OPTIONS) private readonly options: RateLimitOptions,
-  ) {}
+  ) {
+    this.skipped = new RouteMetadata<boolean>(reflector, SKIP_RATE_LIMIT);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    if (this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, [context.getHandler(), context.getClass()]))
-      return true;
+    if (this.skipped.of(context)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     if (isAdmin(request)) return true;
     const limit = request.principal ? this.options.authPerHour : this.options.anonPerHour;

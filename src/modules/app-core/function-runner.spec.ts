@@ -255,6 +255,14 @@ describe('FunctionRunner', () => {
     expect(result.info.help_text).toBe('refused: caller has no transport');
   });
 
+  it('checks a caller object again on every call, so one changed after a good call is refused', () => {
+    const caller: Caller = { level: 1, userId: 'u1', transport: 'http' };
+    expect((runner.runFunction('Calc.add', { args: [1], caller }) as Result).isError()).toBe(false);
+    (caller as { level: number }).level = 7;
+    const result = runner.runFunction('Calc.add', { args: [1], caller }) as Result;
+    expect(result.info.help_text).toBe('refused: caller level 7 is not one of -1, 0, 1, 2');
+  });
+
   it('trusts an explicit local caller in process', () => {
     expect((runner.runFunction('Calc.admins', { caller: LOCAL_CALLER }) as Result).get()).toBe('admins only');
   });

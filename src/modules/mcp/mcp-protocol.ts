@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -20,6 +21,13 @@ const RESOURCE_NOT_FOUND = -32002;
 export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: {} } as const;
 
 /**
+ * The JSON Schema validator every server shares. The SDK builds an Ajv instance per Server unless given one,
+ * and the standard door builds a Server per request: that instance was a tenth of a tools/call's CPU time.
+ * The servers only use it to check elicitation answers, which they never ask for; one instance serves all.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
+/**
  * An MCP server (the SDK's) answering for one principal: the standard door builds one per request
  * (stateless), stdio one per process. The catalogue, filter and call path are McpToolsService's.
  */
@@ -33,6 +41,7 @@ export function createMcpServer(
     { name: SERVER_NAME, version },
     {
       capabilities: SERVER_CAPABILITIES,
+      jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
       instructions:
         'Toolbox Platform: the application core functions as tools. toolbox_search finds functions, toolbox_execute runs any of them.',
     },
