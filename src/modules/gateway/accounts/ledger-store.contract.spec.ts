@@ -259,6 +259,27 @@ describe.each(engines())('ledger store ($name)', (engine) => {
   });
 });
 
+describe('ledgerPoolOptions', () => {
+  it('connects the ledger pool like the data source, with multiple statements on this pool only', () => {
+    const options = createDataSourceOptions({ type: 'mysql', location: 'mysql://u:p@db.example:3307/toolbox' });
+    expect(ledgerPoolOptions(options)).toMatchObject({
+      uri: 'mysql://u:p@db.example:3307/toolbox',
+      timezone: 'Z',
+      charset: 'utf8mb4_unicode_ci',
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      stringifyObjects: true,
+      multipleStatements: true,
+      connectionLimit: 8,
+    });
+    expect(options).not.toHaveProperty('multipleStatements');
+  });
+
+  it('refuses a SQLite data source', () => {
+    expect(() => ledgerPoolOptions(createDataSourceOptions({ type: 'sqlite', location: ':memory:' }))).toThrow(/MySQL/);
+  });
+});
+
 const mysqlUrl = process.env.TEST_MYSQL_URL;
 (mysqlUrl ? describe : describe.skip)('ledger store round trips (mysql)', () => {
   const engine = mysqlEngine(mysqlUrl ?? 'mysql://127.0.0.1/unused');
