@@ -2,13 +2,21 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
+import { jest } from '@jest/globals';
+import { createConnection, createPool } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import type { DatabaseConfig } from '../../../config/config.js';
 import { createDataSourceOptions } from '../../../database/data-source-options.js';
 import { GatewayLedger1763800001920 } from '../../../database/migrations/1763800001920-gateway-ledger.js';
 import { MIGRATIONS } from '../../../database/migrations/index.js';
-import { ledgerStoreFor, type LedgerRow, type LedgerStore } from './ledger-store.js';
+import {
+  ledgerPoolOptions,
+  ledgerStoreFor,
+  type LedgerConnection,
+  type LedgerPool,
+  type LedgerRow,
+  type LedgerStore,
+} from './ledger-store.js';
 
 /**
  * Both ledger stores against their real engines: SQLite in a temporary file, and MySQL/MariaDB in a database of
@@ -74,6 +82,28 @@ function mysqlEngine(url: string): Engine {
 const engines = (): Engine[] =>
   process.env.TEST_MYSQL_URL ? [sqliteEngine(), mysqlEngine(process.env.TEST_MYSQL_URL)] : [sqliteEngine()];
 
+/** A real ledger pool of `connections` connections that records every text it sends to the server. */
+function countingPool(dataSource: DataSource, connections: number): { pool: LedgerPool; sent: string[] } {
+  const inner = createPool({ ...ledgerPoolOptions(dataSource.options), connectionLimit: connections });
+  const sent: string[] = [];
+  const pool: LedgerPool = {
+    async getConnection() {
+      const connection = await inner.getConnection();
+      const counted: LedgerConnection = {
+        query: (sql, values) => {
+          sent.push(sql);
+          return connection.query(sql, values) as Promise<[unknown, unknown]>;
+        },
+        release: () => connection.release(),
+        destroy: () => connection.destroy(),
+      };
+      return counted;
+    },
+    end: () => inner.end(),
+  };
+  return { pool, sent };
+}
+
 function row(userId: string, kind: LedgerRow['kind'], amountMicros: number, heldMicros: number): LedgerRow {
   return { id: randomUUID(), userId, kind, amountMicros, heldMicros, usageId: null, note: null, createdAt: new Date() };
 }
@@ -88,6 +118,7 @@ describe.each(engines())('ledger store ($name)', (engine) => {
   });
 
   afterAll(async () => {
+    await store?.close();
     await dataSource?.destroy();
     await engine.dispose();
   });
@@ -123,6 +154,45 @@ describe.each(engines())('ledger store ($name)', (engine) => {
     expect(await store.holdIfAvailable(row(id, 'hold', 0, 3_000), 4_000)).toBe(false);
     expect(await store.holdIfAvailable(row(id, 'hold', 0, 3_000), 5_000)).toBe(true);
     expect(await ledger(id)).toMatchObject({ heldMicros: 3_000, rowsHeld: 3_000 });
+  });
+
+  it('takes a hold of nothing (a free call) while the balance is not used up, with its row', async () => {
+    const id = await user(1);
+    expect(await store.hold(row(id, 'hold', 0, 0), 1)).toBe(true);
+    expect(await store.hold(row(randomUUID(), 'hold', 0, 0), 1)).toBe(false);
+    const [rows] = (await dataSource.query('SELECT COUNT(*) AS count FROM gateway_transactions WHERE user_id = ?', [
+      id,
+    ])) as Array<{ count: number | string }>;
+    expect(Number(rows.count)).toBe(2);
+  });
+
+  it("changes nothing when a hold's row cannot be written, and the next hold on that connection stands alone", async () => {
+    const id = await user(10_000);
+    // One connection: the failed batch and the next one run on the same connection.
+    const counting = engine.name === 'mysql' ? countingPool(dataSource, 1) : null;
+    const single = counting ? ledgerStoreFor(dataSource, { mysqlPool: counting.pool }) : store;
+    try {
+      const first = row(id, 'hold', 0, 1_000);
+      expect(await single.hold(first, 1_000)).toBe(true);
+      await expect(single.hold({ ...row(id, 'hold', 0, 2_000), id: first.id }, 2_000)).rejects.toThrow(
+        /duplicate|unique/i,
+      );
+      expect(await ledger(id)).toEqual({
+        balanceMicros: 10_000,
+        heldMicros: 1_000,
+        rowsBalance: 10_000,
+        rowsHeld: 1_000,
+      });
+      expect(await single.hold(row(id, 'hold', 0, 4_000), 4_000)).toBe(true);
+      expect(await ledger(id)).toEqual({
+        balanceMicros: 10_000,
+        heldMicros: 5_000,
+        rowsBalance: 10_000,
+        rowsHeld: 5_000,
+      });
+    } finally {
+      if (single !== store) await single.close();
+    }
   });
 
   it('refuses a top-up past the maximum balance and writes nothing', async () => {
@@ -186,6 +256,72 @@ describe.each(engines())('ledger store ($name)', (engine) => {
       [200, true, 1_100],
       [502, false, 0],
     ]);
+  });
+});
+
+describe('ledgerPoolOptions', () => {
+  it('connects the ledger pool like the data source, with multiple statements on this pool only', () => {
+    const options = createDataSourceOptions({ type: 'mysql', location: 'mysql://u:p@db.example:3307/toolbox' });
+    expect(ledgerPoolOptions(options)).toMatchObject({
+      uri: 'mysql://u:p@db.example:3307/toolbox',
+      timezone: 'Z',
+      charset: 'utf8mb4_unicode_ci',
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      stringifyObjects: true,
+      multipleStatements: true,
+      connectionLimit: 8,
+    });
+    expect(options).not.toHaveProperty('multipleStatements');
+  });
+
+  it('refuses a SQLite data source', () => {
+    expect(() => ledgerPoolOptions(createDataSourceOptions({ type: 'sqlite', location: ':memory:' }))).toThrow(/MySQL/);
+  });
+});
+
+const mysqlUrl = process.env.TEST_MYSQL_URL;
+(mysqlUrl ? describe : describe.skip)('ledger store round trips (mysql)', () => {
+  const engine = mysqlEngine(mysqlUrl ?? 'mysql://127.0.0.1/unused');
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    dataSource = await engine.open();
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await engine.dispose();
+  });
+
+  it('takes a hold, refuses one and tops up in one round trip each, all on the ledger pool', async () => {
+    const { pool, sent } = countingPool(dataSource, 2);
+    const store = ledgerStoreFor(dataSource, { mysqlPool: pool });
+    try {
+      const id = randomUUID();
+      await dataSource.query(
+        'INSERT INTO gateway_users (id, email, tier, balance_micros, held_micros, active, created_at) VALUES (?, ?, ?, 0, 0, 1, ?)',
+        [id, `${id}@example.com`, 'payg', new Date()],
+      );
+      const query = jest.spyOn(dataSource, 'query');
+      const runner = jest.spyOn(dataSource, 'createQueryRunner');
+      try {
+        expect(await store.topUp(row(id, 'topup', 3_000, 0), 10 ** 15)).toBe(true);
+        expect(await store.hold(row(id, 'hold', 0, 2_000), 2_000)).toBe(true);
+        expect(await store.hold(row(id, 'hold', 0, 2_000), 2_000)).toBe(false);
+        expect(await store.holdIfAvailable(row(id, 'hold', 0, 500), 1_000)).toBe(true);
+        expect(query).not.toHaveBeenCalled();
+        expect(runner).not.toHaveBeenCalled();
+      } finally {
+        query.mockRestore();
+        runner.mockRestore();
+      }
+      expect(sent).toHaveLength(4);
+      for (const text of sent) expect(text).toMatch(/^START TRANSACTION; UPDATE gateway_users .*; COMMIT$/);
+      expect(await store.funds(id)).toEqual({ balanceMicros: 3_000, heldMicros: 2_500 });
+    } finally {
+      await store.close();
+    }
   });
 });
 

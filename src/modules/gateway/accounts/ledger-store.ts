@@ -1,4 +1,5 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import { createPool, type PoolOptions, type ResultSetHeader } from 'mysql2/promise';
+import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
 import type { GatewayTransactionKind } from '../entities/gateway-transaction.entity.js';
 
 /** One ledger row as written: what it does to the balance (`amountMicros`) and to the open holds (`heldMicros`). */
@@ -50,7 +51,8 @@ export interface SettlementBatch {
  * transaction, and the change is conditional (`WHERE` on the balance), so concurrent callers in any number of
  * gateway processes cannot spend the same money twice and `balance = Σ amount`, `held = Σ held` always hold.
  * SQLite runs each as one synchronous better-sqlite3 transaction (nothing else can interleave with it on the
- * connection); MySQL as one transaction on a pooled connection.
+ * connection). MySQL runs a hold or top-up as one multi-statement batch on the ledger's own small pool (one round
+ * trip before a call's first byte), the rest as transactions on the data source's pool.
  */
 export interface LedgerStore {
   /** Opens a hold of `row.heldMicros` when the available balance (balance − holds) is at least `atLeast`. */
@@ -63,6 +65,8 @@ export interface LedgerStore {
   /** Sets the balance to `target`, recording the difference as the row `makeRow(delta)`; returns the delta, or null (no user). */
   set(userId: string, target: number, makeRow: (delta: number) => LedgerRow): Promise<number | null>;
   settle(batch: SettlementBatch): Promise<void>;
+  /** Closes what the store opened itself (MySQL: its pool); call it after the last change, before the data source closes. */
+  close(): Promise<void>;
 }
 
 const HOLD =
@@ -104,8 +108,11 @@ function usageValues(row: UsageRow, date: (value: Date) => unknown): unknown[] {
   ];
 }
 
-export function ledgerStoreFor(dataSource: DataSource): LedgerStore {
-  return dataSource.options.type === 'mysql' ? new MysqlLedgerStore(dataSource) : new SqliteLedgerStore(dataSource);
+/** `mysqlPool` replaces the ledger's own pool on MySQL (the store then closes it on `close`). */
+export function ledgerStoreFor(dataSource: DataSource, { mysqlPool }: { mysqlPool?: LedgerPool } = {}): LedgerStore {
+  return dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb'
+    ? new MysqlLedgerStore(dataSource, mysqlPool)
+    : new SqliteLedgerStore(dataSource);
 }
 
 interface SqliteStatement {
@@ -120,6 +127,15 @@ interface SqliteDatabase {
 /** TypeORM's own format for SQLite datetimes (UTC, no zone), so its readers parse these rows unchanged. */
 function sqliteDate(value: Date): string {
   return value.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** The result of synchronous work as a promise, rejected (not thrown) when it fails, as the MySQL store's are. */
+function promised<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
 }
 
 class SqliteLedgerStore implements LedgerStore {
@@ -156,24 +172,26 @@ class SqliteLedgerStore implements LedgerStore {
   }
 
   hold(row: LedgerRow, atLeast: number): Promise<boolean> {
-    return Promise.resolve(this.conditional(HOLD, [row.heldMicros, row.userId, atLeast], row));
+    return promised(() => this.conditional(HOLD, [row.heldMicros, row.userId, atLeast], row));
   }
 
   holdIfAvailable(row: LedgerRow, available: number): Promise<boolean> {
-    return Promise.resolve(this.conditional(HOLD_IF_AVAILABLE, [row.heldMicros, row.userId, available], row));
+    return promised(() => this.conditional(HOLD_IF_AVAILABLE, [row.heldMicros, row.userId, available], row));
   }
 
   funds(userId: string): Promise<Funds | null> {
-    const found = this.statement(FUNDS).get(userId) as { balance: number; held: number } | undefined;
-    return Promise.resolve(found ? { balanceMicros: Number(found.balance), heldMicros: Number(found.held) } : null);
+    return promised(() => {
+      const found = this.statement(FUNDS).get(userId) as { balance: number; held: number } | undefined;
+      return found ? { balanceMicros: Number(found.balance), heldMicros: Number(found.held) } : null;
+    });
   }
 
   topUp(row: LedgerRow, maxBalance: number): Promise<boolean> {
-    return Promise.resolve(this.conditional(TOP_UP, [row.amountMicros, row.userId, row.amountMicros, maxBalance], row));
+    return promised(() => this.conditional(TOP_UP, [row.amountMicros, row.userId, row.amountMicros, maxBalance], row));
   }
 
   set(userId: string, target: number, makeRow: (delta: number) => LedgerRow): Promise<number | null> {
-    return Promise.resolve(
+    return promised(
       this.database.transaction(() => {
         const found = this.statement(FUNDS).get(userId) as { balance: number } | undefined;
         if (!found) return null;
@@ -181,29 +199,115 @@ class SqliteLedgerStore implements LedgerStore {
         this.statement(SET).run(target, userId, current);
         this.insertLedger([makeRow(target - current)]);
         return target - current;
-      })(),
+      }),
     );
   }
 
   settle(batch: SettlementBatch): Promise<void> {
-    this.database.transaction(() => {
-      for (const user of batch.users) this.statement(SETTLE).run(user.amountMicros, user.heldMicros, user.userId);
-      // Statements of one size are reused: the batch is written in slices of at most this many rows.
-      for (let start = 0; start < batch.rows.length; start += 50)
-        this.insertLedger(batch.rows.slice(start, start + 50));
-      for (let start = 0; start < batch.usage.length; start += 50) {
-        const slice = batch.usage.slice(start, start + 50);
-        this.statement(`INSERT INTO gateway_usage ${USAGE_COLUMNS} VALUES ${placeholders(slice.length, 12)}`).run(
-          ...slice.flatMap((row) => usageValues(row, sqliteDate)),
-        );
-      }
-    })();
+    return promised(
+      this.database.transaction(() => {
+        for (const user of batch.users) this.statement(SETTLE).run(user.amountMicros, user.heldMicros, user.userId);
+        // Statements of one size are reused: the batch is written in slices of at most this many rows.
+        for (let start = 0; start < batch.rows.length; start += 50)
+          this.insertLedger(batch.rows.slice(start, start + 50));
+        for (let start = 0; start < batch.usage.length; start += 50) {
+          const slice = batch.usage.slice(start, start + 50);
+          this.statement(`INSERT INTO gateway_usage ${USAGE_COLUMNS} VALUES ${placeholders(slice.length, 12)}`).run(
+            ...slice.flatMap((row) => usageValues(row, sqliteDate)),
+          );
+        }
+      }),
+    );
+  }
+
+  /** The connection is the data source's. */
+  close(): Promise<void> {
     return Promise.resolve();
   }
 }
 
+/** The part of a mysql2 connection pool the ledger uses (a seam for counting what is sent in tests). */
+export interface LedgerPool {
+  getConnection(): Promise<LedgerConnection>;
+  end(): Promise<void>;
+}
+export interface LedgerConnection {
+  query(sql: string, values: unknown[]): Promise<[unknown, unknown]>;
+  release(): void;
+  destroy(): void;
+}
+
+/**
+ * Each connection of the ledger's pool is busy for one round trip per hold, so a few serve many calls in flight;
+ * the rest of the gateway keeps the data source's pool.
+ */
+const LEDGER_POOL_CONNECTIONS = 8;
+
+/**
+ * The ledger pool's options: the data source's server, credentials and value handling (UTC datetimes, BIGINT as
+ * numbers, objects bound as strings), plus `multipleStatements`, which only this pool has: it carries the
+ * ledger's fixed statements, whose values are always bound as `?` parameters.
+ */
+export function ledgerPoolOptions(options: DataSourceOptions): PoolOptions {
+  if (options.type !== 'mysql' && options.type !== 'mariadb') throw new Error('the ledger pool is for MySQL/MariaDB');
+  const server = options.url
+    ? { uri: options.url }
+    : {
+        host: options.host,
+        port: options.port,
+        user: options.username,
+        password: typeof options.password === 'string' ? options.password : undefined,
+        database: options.database,
+        socketPath: options.socketPath,
+      };
+  return {
+    ...server,
+    charset: options.charset,
+    timezone: options.timezone,
+    supportBigNumbers: options.supportBigNumbers ?? true,
+    bigNumberStrings: options.bigNumberStrings ?? true,
+    dateStrings: options.dateStrings as PoolOptions['dateStrings'],
+    ssl: options.ssl as PoolOptions['ssl'],
+    connectTimeout: options.connectTimeout,
+    stringifyObjects: true,
+    multipleStatements: true,
+    connectionLimit: LEDGER_POOL_CONNECTIONS,
+  };
+}
+
+/**
+ * A conditional change and its ledger row as one batch: one round trip, one transaction. The row is inserted only
+ * when the UPDATE changed the user (`ROW_COUNT()` of the statement before it; mysql2 connects with FOUND_ROWS,
+ * so a hold of 0 on a matching user counts as changed, as on SQLite).
+ */
+function conditionalBatch(update: string): string {
+  return `START TRANSACTION; ${update}; INSERT INTO gateway_transactions ${LEDGER_COLUMNS} SELECT ${Array.from({ length: 8 }, () => '?').join(', ')} FROM DUAL WHERE ROW_COUNT() = 1; COMMIT`;
+}
+const HOLD_BATCH = conditionalBatch(HOLD);
+const HOLD_IF_AVAILABLE_BATCH = conditionalBatch(HOLD_IF_AVAILABLE);
+const TOP_UP_BATCH = conditionalBatch(TOP_UP);
+
 class MysqlLedgerStore implements LedgerStore {
-  constructor(private readonly dataSource: DataSource) {}
+  private ledgerPool: LedgerPool | null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    pool: LedgerPool | undefined,
+  ) {
+    this.ledgerPool = pool ?? null;
+  }
+
+  /** Opened at the first hold or top-up, so a process that never takes one opens no connection. */
+  private get pool(): LedgerPool {
+    this.ledgerPool ??= createPool(ledgerPoolOptions(this.dataSource.options)) as unknown as LedgerPool;
+    return this.ledgerPool;
+  }
+
+  async close(): Promise<void> {
+    const pool = this.ledgerPool;
+    this.ledgerPool = null;
+    await pool?.end();
+  }
 
   /** One transaction on one pooled connection; rolled back when `work` throws or returns false. */
   private async transaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
@@ -232,21 +336,36 @@ class MysqlLedgerStore implements LedgerStore {
     );
   }
 
-  private conditional(sql: string, parameters: unknown[], row: LedgerRow): Promise<boolean> {
-    return this.transaction(async (runner) => {
-      const changed = await runner.query(sql, parameters, true);
-      if (changed.affected !== 1) return false;
-      await this.insertLedger(runner, [row]);
-      return true;
-    });
+  /** Sends a conditional batch; true when its UPDATE changed the user (and so its row was written). */
+  private async conditional(batch: string, parameters: unknown[], row: LedgerRow): Promise<boolean> {
+    const connection = await this.pool.getConnection();
+    let results: ResultSetHeader[];
+    try {
+      [results] = (await connection.query(batch, [...parameters, ...ledgerValues(row, (date) => date)])) as [
+        ResultSetHeader[],
+        unknown,
+      ];
+    } catch (error) {
+      // The server stops a batch at its first failing statement, so the transaction may still be open with the
+      // UPDATE in it: roll it back before the connection serves anyone else (their START TRANSACTION would commit
+      // it). A connection that cannot even do that is closed instead.
+      await connection.query('ROLLBACK', []).then(
+        () => connection.release(),
+        () => connection.destroy(),
+      );
+      throw error;
+    }
+    connection.release();
+    // Results per statement: START TRANSACTION, UPDATE, INSERT, COMMIT.
+    return results[1].affectedRows === 1;
   }
 
   hold(row: LedgerRow, atLeast: number): Promise<boolean> {
-    return this.conditional(HOLD, [row.heldMicros, row.userId, atLeast], row);
+    return this.conditional(HOLD_BATCH, [row.heldMicros, row.userId, atLeast], row);
   }
 
   holdIfAvailable(row: LedgerRow, available: number): Promise<boolean> {
-    return this.conditional(HOLD_IF_AVAILABLE, [row.heldMicros, row.userId, available], row);
+    return this.conditional(HOLD_IF_AVAILABLE_BATCH, [row.heldMicros, row.userId, available], row);
   }
 
   async funds(userId: string): Promise<Funds | null> {
@@ -255,7 +374,7 @@ class MysqlLedgerStore implements LedgerStore {
   }
 
   topUp(row: LedgerRow, maxBalance: number): Promise<boolean> {
-    return this.conditional(TOP_UP, [row.amountMicros, row.userId, row.amountMicros, maxBalance], row);
+    return this.conditional(TOP_UP_BATCH, [row.amountMicros, row.userId, row.amountMicros, maxBalance], row);
   }
 
   set(userId: string, target: number, makeRow: (delta: number) => LedgerRow): Promise<number | null> {

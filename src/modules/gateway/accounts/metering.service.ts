@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, MoreThanOrEqual } from 'typeorm';
 import { PlatformError } from '../../../common/errors.js';
@@ -72,7 +72,7 @@ function paymentRequired(withMaxTokens: boolean): PlatformError {
  * the database closes. Subscribers and the admin are metered but not charged.
  */
 @Injectable()
-export class MeteringService implements BeforeApplicationShutdown {
+export class MeteringService implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('GatewayMetering');
   private readonly ledger: LedgerStore;
   private pending: Settlement[] = [];
@@ -250,6 +250,11 @@ export class MeteringService implements BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     await this.flush();
+  }
+
+  /** After the HTTP server has closed (no call can take a hold any more): the ledger's own connections go. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.ledger.close();
   }
 
   /** One transaction per batch: a balance and holds UPDATE per user, then the ledger and usage rows. */
