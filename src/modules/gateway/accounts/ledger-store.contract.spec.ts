@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
@@ -321,6 +322,48 @@ const mysqlUrl = process.env.TEST_MYSQL_URL;
       expect(await store.funds(id)).toEqual({ balanceMicros: 3_000, heldMicros: 2_500 });
     } finally {
       await store.close();
+    }
+  });
+});
+
+/** A second, plain better-sqlite3 connection: another process's view of the same file. */
+const SqliteConnection = createRequire(import.meta.url)('better-sqlite3') as new (
+  file: string,
+  options: { timeout: number },
+) => { prepare(sql: string): { run(...parameters: unknown[]): unknown }; close(): void };
+
+describe('ledger store (SQLite shared by two processes)', () => {
+  it('sets a balance although another connection writes the file while the set reads it', async () => {
+    const engine = sqliteEngine();
+    const dataSource = await engine.open();
+    const store = ledgerStoreFor(dataSource);
+    const other = new SqliteConnection(dataSource.options.database as string, { timeout: 0 });
+    try {
+      const [first, second] = [randomUUID(), randomUUID()];
+      for (const id of [first, second])
+        await dataSource.query(
+          'INSERT INTO gateway_users (id, email, tier, balance_micros, held_micros, active, created_at) VALUES (?, ?, ?, 0, 0, 1, ?)',
+          [id, `${id}@example.com`, 'payg', engine.now()],
+        );
+      let otherWrite: unknown = null;
+      const delta = await store.set(first, 4_000, (change) => {
+        // Between the set's read and its write, another gateway process tops up another user.
+        try {
+          other.prepare('UPDATE gateway_users SET balance_micros = balance_micros + 1 WHERE id = ?').run(second);
+        } catch (error) {
+          otherWrite = error;
+        }
+        return row(first, 'adjustment', change, 0);
+      });
+      expect(delta).toBe(4_000);
+      // The set held the write lock from its start: the other writer waited (here: gave up at once) instead.
+      expect(otherWrite).toMatchObject({ code: 'SQLITE_BUSY' });
+      expect(await store.funds(first)).toEqual({ balanceMicros: 4_000, heldMicros: 0 });
+    } finally {
+      other.close();
+      await store.close();
+      await dataSource.destroy();
+      await engine.dispose();
     }
   });
 });

@@ -121,7 +121,7 @@ interface SqliteStatement {
 }
 interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
-  transaction<T>(work: () => T): () => T;
+  transaction<T>(work: () => T): (() => T) & { immediate: () => T };
 }
 
 /** TypeORM's own format for SQLite datetimes (UTC, no zone), so its readers parse these rows unchanged. */
@@ -191,15 +191,18 @@ class SqliteLedgerStore implements LedgerStore {
   }
 
   set(userId: string, target: number, makeRow: (delta: number) => LedgerRow): Promise<number | null> {
+    // IMMEDIATE: the write lock is taken before the balance is read. A deferred transaction would read a snapshot
+    // and then fail with SQLITE_BUSY at once (no busy wait can help) when another process wrote in between.
     return promised(
       this.database.transaction(() => {
         const found = this.statement(FUNDS).get(userId) as { balance: number } | undefined;
         if (!found) return null;
         const current = Number(found.balance);
+        const row = makeRow(target - current);
         this.statement(SET).run(target, userId, current);
-        this.insertLedger([makeRow(target - current)]);
+        this.insertLedger([row]);
         return target - current;
-      }),
+      }).immediate,
     );
   }
 
