@@ -1,10 +1,18 @@
 import type { LoggerService } from '@nestjs/common';
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type pinoPrettyFactory from 'pino-pretty';
 import { LOG_LEVELS, type LogConfig, type LogLevelName } from './log-config.js';
 import { currentRequestId } from './request-context.js';
 
 export type LogFormat = 'pretty' | 'json';
+
+/**
+ * pino-pretty (and its colour and date helpers) is required only for a terminal: workers under the manager log
+ * JSON and need not load it at start.
+ */
+const loadPinoPretty = (): typeof pinoPrettyFactory =>
+  createRequire(import.meta.url)('pino-pretty') as typeof pinoPrettyFactory;
 export { LOG_LEVELS, type LogLevelName };
 
 /**
@@ -45,7 +53,7 @@ export class PlatformLogger implements LoggerService {
     this.debugEnabled = options.debug ?? false;
     const stream =
       format === 'pretty'
-        ? pinoPretty({
+        ? loadPinoPretty()({
             destination,
             sync: true,
             colorize: destination.isTTY === true,

@@ -111,19 +111,28 @@ const MAIN_TS = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 /**
  * Starts `tb worker http --port 0` as a separate OS process (the TypeScript sources, compiled on load by
  * ts-loader.mjs) and resolves once it prints its address. `env` is the worker's whole configuration
- * beyond PATH (PLATFORM_JWT_SECRET defaults to the tests' secret).
+ * beyond PATH (PLATFORM_JWT_SECRET defaults to the tests' secret); `nodeArgs` go to Node after the TypeScript
+ * loader (a loader hook given there sees the sources too).
  */
-export async function spawnHttpWorker(env: Record<string, string>, args: string[] = []): Promise<SpawnedHttpWorker> {
-  const child = spawn(process.execPath, ['--import', REGISTER_TS, MAIN_TS, 'worker', 'http', '--port', '0', ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PLATFORM_JWT_SECRET: TEST_SECRET,
-      HTTP_WORKER_HOST: '127.0.0.1',
-      LOG_FORMAT: 'json',
-      ...env,
+export async function spawnHttpWorker(
+  env: Record<string, string>,
+  args: string[] = [],
+  nodeArgs: string[] = [],
+): Promise<SpawnedHttpWorker> {
+  const child = spawn(
+    process.execPath,
+    ['--import', REGISTER_TS, ...nodeArgs, MAIN_TS, 'worker', 'http', '--port', '0', ...args],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PLATFORM_JWT_SECRET: TEST_SECRET,
+        HTTP_WORKER_HOST: '127.0.0.1',
+        LOG_FORMAT: 'json',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { isIPv4 } from 'node:net';
-import { Reader, type Response } from 'maxmind';
+import type { Reader, Response } from 'maxmind';
 import { readFile } from 'node:fs/promises';
 
 /** A place as an offline IP database describes it. */
@@ -63,8 +63,9 @@ export class GeoDatabase {
     let reader: Promise<Reader<Response> | null> | undefined = this.readers.get(family);
     if (!reader) {
       const path = this.files[family];
-      reader = readFile(path).then(
-        (bytes) => new Reader<Response>(bytes),
+      // maxmind loads with the first lookup, not with every worker's start.
+      reader = Promise.all([readFile(path), import('maxmind')]).then(
+        ([bytes, { Reader: MmdbReader }]) => new MmdbReader<Response>(bytes),
         () => null,
       );
       this.readers.set(family, reader);

@@ -1,13 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/server';
 import type { Repository } from 'typeorm';
 import { AUTH_STORE, type AuthStore } from '../../../auth/shared-store/auth-store.js';
@@ -23,6 +21,13 @@ export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
 const CEREMONY_TIMEOUT_MS = 60_000;
 /** Enough for every device a person owns; it bounds what one account can store. */
 export const MAX_PASSKEYS_PER_USER = 20;
+
+/**
+ * The WebAuthn library with its certificate parsers is some 250 files (about 0.3 s of CPU to load); every HTTP
+ * worker would pay for it at start, so it loads on the first ceremony instead.
+ */
+let webauthnLibrary: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (webauthnLibrary ??= import('@simplewebauthn/server'));
 
 /** Injection token of the clock (tests move time); `Date.now` by default. */
 export const PASSKEY_CLOCK = Symbol('PASSKEY_CLOCK');
@@ -77,7 +82,9 @@ export class PasskeysService {
         'CONFLICT',
         `An account keeps at most ${MAX_PASSKEYS_PER_USER} passkeys; remove one first`,
       );
-    const options = await generateRegistrationOptions({
+    const options = await (
+      await webauthn()
+    ).generateRegistrationOptions({
       rpName: party.rpName,
       rpID: party.rpId,
       userName: user.username,
@@ -108,7 +115,9 @@ export class PasskeysService {
       throw new PlatformError('UNAUTHORIZED', 'Invalid or expired challenge: it was issued to another session');
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
-      verification = await verifyRegistrationResponse({
+      verification = await (
+        await webauthn()
+      ).verifyRegistrationResponse({
         response,
         expectedChallenge: challengeOf(response.response.clientDataJSON),
         expectedOrigin: party.origins,
@@ -158,7 +167,9 @@ export class PasskeysService {
 
   /** Request options for a login with any discoverable passkey of this site. */
   async authenticationOptions(party: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const options = await generateAuthenticationOptions({
+    const options = await (
+      await webauthn()
+    ).generateAuthenticationOptions({
       rpID: party.rpId,
       allowCredentials: [],
       timeout: CEREMONY_TIMEOUT_MS,
@@ -186,7 +197,9 @@ export class PasskeysService {
       );
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
-      verification = await verifyAuthenticationResponse({
+      verification = await (
+        await webauthn()
+      ).verifyAuthenticationResponse({
         response,
         expectedChallenge,
         expectedOrigin: party.origins,
