@@ -76,8 +76,8 @@ export class ModelHubService {
       );
     }
     if (response.status === 404) throw new PlatformError('NOT_FOUND', `The model hub has no ${path}`);
-    if (!response.ok)
-      throw new PlatformError('SERVICE_UNAVAILABLE', `The model hub answered ${response.status} for ${path}`);
+    // It answered, badly: a bad upstream answer (502). 503 stays for a hub that cannot be reached at all.
+    if (!response.ok) throw new PlatformError('BAD_GATEWAY', `The model hub answered ${response.status} for ${path}`);
     return response;
   }
 

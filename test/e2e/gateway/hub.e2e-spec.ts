@@ -26,6 +26,7 @@ describe.each(backends())('gateway model hub import ($name)', (backend) => {
       'acme/private-GGUF': [{ path: 'secret.Q8_0.gguf', content: GGUF }],
       'acme/Broken-GGUF': [{ path: 'broken.Q4_0.gguf', content: GGUF, wrongSha256: true }],
       'acme/Huge-GGUF': [{ path: 'huge.F16.gguf', content: Buffer.alloc(64 * 1024) }],
+      'acme/down-GGUF': [{ path: 'down.Q4_0.gguf', content: GGUF }],
     });
     await hub.start();
     gateway = await startGateway(backend, {
@@ -102,6 +103,15 @@ describe.each(backends())('gateway model hub import ($name)', (backend) => {
       404,
     );
     expect((await post('/admin/api/models/download-hf', { repo: '../etc', file: 'x.gguf' })).status).toBe(400);
+  });
+
+  it('answers 502 (a bad upstream answer, not 503) when the hub answers with an error of its own', async () => {
+    const failing = await gateway.call<{ error: { message: string } }>(
+      'GET',
+      '/admin/api/models/hf-files?repo=acme/down-GGUF',
+    );
+    expect(failing.status).toBe(502);
+    expect(JSON.stringify(failing.body)).toContain('answered 500');
   });
 
   it('imports an uploaded GGUF file', async () => {
