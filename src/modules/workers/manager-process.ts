@@ -501,7 +501,9 @@ export class ManagerProcess {
     const newSpecs = replacing.map(({ spec }) => spec);
     this.step(state, `making nginx use ${newSpecs.map((spec) => spec.id).join(', ')}`);
     // The old workers may leave once nginx has used one new worker: a port that answered is never skipped, so
-    // nginx always has one to try; the requests go on until it has used each (so every new port takes traffic).
+    // nginx always has one to try. The requests go on for the others while the old workers drain; the batch waits
+    // for them no longer than the drain lasts: a port nginx still skips then is one it refused moments ago, which
+    // only traffic does, and that traffic brings nginx back to it.
     const warming = this.warmUpThroughProxy(newSpecs, 'each');
     await warming.first;
     this.step(state, `draining ${oldIds.join(', ')}`);
@@ -515,7 +517,6 @@ export class ManagerProcess {
         void this.writeState();
       }),
     );
-    await warming.done;
     this.step(state, `drained ${oldIds.join(', ')}`);
   }
 
@@ -713,9 +714,13 @@ export class ManagerProcess {
     ).done;
   }
 
-  /** Waits until nginx has used each of these new HTTP workers (see `warmUpThroughProxy`). */
+  /**
+   * Makes nginx use each of these new HTTP workers (see `warmUpThroughProxy`); waits for the first round of
+   * requests only: a worker still unused after it sits on a port nginx refused moments ago, so traffic is there to
+   * bring nginx back (the paced requests go on meanwhile, within their bound).
+   */
   private async untilNginxUses(specs: WorkerSpec[]): Promise<void> {
-    await this.warmUpThroughProxy(specs, 'each').done;
+    await this.warmUpThroughProxy(specs, 'each').round;
   }
 
   /**
@@ -727,7 +732,7 @@ export class ManagerProcess {
   private warmUpThroughProxy(
     specs: WorkerSpec[],
     until: 'each' | 'one',
-  ): { first: Promise<void>; done: Promise<void> } {
+  ): { first: Promise<void>; round: Promise<void>; done: Promise<void> } {
     const targets = specs.filter((spec) => spec.type === 'http');
     const door = this.proxy.frontDoor();
     const warming = (async () => {
@@ -753,6 +758,7 @@ export class ManagerProcess {
     })();
     return {
       first: warming.then((warm) => warm?.result.first),
+      round: warming.then((warm) => warm?.result.round),
       done: warming.then(async (warm) => {
         if (!warm) return;
         const { unused, requestsSent, proxyReached } = await warm.result.done;

@@ -82,6 +82,15 @@ describe('warmUp', () => {
     for (let i = 1; i < paced.length; i++) expect(paced[i] - paced[i - 1]).toBeGreaterThanOrEqual(100);
   });
 
+  it('resolves `round` after the back-to-back requests while a skipped port waits for the paced ones', async () => {
+    const proxy = ringProxy(['old-a', 'new-c'], { skippedUntil: { 'new-c': 3_000 } });
+    const { round, done } = warmUp([{ id: 'new-c' }], proxy.deps, options);
+    const sentAtRound = await round.then(() => proxy.sent.length);
+    expect(sentAtRound).toBe(12);
+    expect(proxy.counts.get('new-c')).toBeUndefined();
+    expect((await done).unused).toEqual([]);
+  });
+
   it('gives up at the limit and names the workers the proxy never used', async () => {
     const proxy = ringProxy(['old-a', 'free-1']);
     const result = await warmUp([{ id: 'new-c' }], proxy.deps, options).done;

@@ -39,6 +39,12 @@ export interface WarmUpOptions {
 export interface WarmUpResult<T extends WarmUpTarget> {
   /** Resolves when the proxy has used one of the targets, or when the warm-up ends without that. */
   first: Promise<void>;
+  /**
+   * Resolves after the back-to-back round of requests (or an earlier end). A target still unused then sits on a
+   * port the proxy refused moments ago and skips for `fail_timeout`: only traffic does that, and it brings the proxy
+   * back to the port as surely as the paced requests that go on.
+   */
+  round: Promise<void>;
   /** Resolves when the warm-up ends: with the targets the proxy has not used, and whether it was reachable. */
   done: Promise<{ unused: T[]; requestsSent: number; proxyReached: boolean }>;
 }
@@ -54,7 +60,9 @@ export function warmUp<T extends WarmUpTarget>(
   stopped: () => boolean = () => false,
 ): WarmUpResult<T> {
   let markFirst!: () => void;
+  let markRound!: () => void;
   const first = new Promise<void>((resolve) => (markFirst = resolve));
+  const round = new Promise<void>((resolve) => (markRound = resolve));
   const done = (async () => {
     const pending = [...targets];
     const deadline = deps.now() + options.limitMs;
@@ -71,13 +79,16 @@ export function warmUp<T extends WarmUpTarget>(
         proxyReached = await deps.send();
         requestsSent += 1;
         if (!proxyReached) break;
-        if (requestsSent >= options.burstRequests)
+        if (requestsSent >= options.burstRequests) {
+          markRound();
           await deps.sleep(Math.min(options.pauseMs, Math.max(0, deadline - deps.now())));
+        }
       }
       return { unused: pending, requestsSent, proxyReached };
     } finally {
       markFirst();
+      markRound();
     }
   })();
-  return { first, done };
+  return { first, round, done };
 }
