@@ -279,18 +279,9 @@ async function main(): Promise<void> {
       ]);
     }
 
-    // Rolling updates of the 4 workers: first while only the steady GET + POST client sends (CPU to spare for the
-    // new workers' start), then while wrk saturates the machine beside it.
     const nginxWorkers = await nginx.workerPids();
-    for (const withWrk of [false, true]) {
-      const steady = steadyClient(nginx.url, 4);
-      let finish!: () => void;
-      const finished = new Promise<void>((resolve) => (finish = resolve));
-      const during = withWrk ? load(nginx.url, 600, finished) : null;
-      await sleep(1000);
-      updateSteps.push(
-        `-- update ${withWrk ? `with ${hasWrk ? 'wrk' : 'the Node client'}` : 'under the steady client only'}`,
-      );
+    /** Runs a rolling update to its end: its final state and how long it took. */
+    const rollingUpdate = async () => {
       updateStarted = performance.now();
       await api('rolling-update', {});
       let update: { state: string; replaced: unknown[]; errors: string[] };
@@ -300,6 +291,47 @@ async function main(): Promise<void> {
       } while (update.state === 'running');
       const updateSeconds = (performance.now() - updateStarted) / 1000;
       updateStarted = null;
+      return { update, updateSeconds };
+    };
+
+    // An update with no traffic at all, then at once a burst of concurrent GETs (none resent): nginx must already
+    // use the new workers, which nothing but the manager's own requests through nginx can have made it do.
+    {
+      updateSteps.push('-- update with no traffic');
+      const { update, updateSeconds } = await rollingUpdate();
+      const statuses = await Promise.all(
+        Array.from({ length: 32 }, () =>
+          fetch(`${nginx.url}/api/ping`).then(
+            async (response) => (await response.arrayBuffer(), response.status),
+            () => 0,
+          ),
+        ),
+      );
+      rows.push([
+        `rolling update of 4 workers, no traffic (${update.state}, ${update.replaced.length} replaced)`,
+        `${updateSeconds.toFixed(1)} s`,
+        update.errors.join('; ') || 'no errors',
+      ]);
+      rows.push([
+        '  burst of 32 concurrent GETs right after it',
+        `${statuses.filter((status) => status !== 200).length} failed of 32`,
+        'goal 0; nothing resent',
+      ]);
+      await sleep(1000);
+    }
+
+    // Rolling updates of the 4 workers: first while only the steady GET + POST client sends (CPU to spare for the
+    // new workers' start), then while wrk saturates the machine beside it.
+    for (const withWrk of [false, true]) {
+      const steady = steadyClient(nginx.url, 4);
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const during = withWrk ? load(nginx.url, 600, finished) : null;
+      await sleep(1000);
+      updateSteps.push(
+        `-- update ${withWrk ? `with ${hasWrk ? 'wrk' : 'the Node client'}` : 'under the steady client only'}`,
+      );
+      const { update, updateSeconds } = await rollingUpdate();
       await sleep(1000);
       finish();
       const [wrkDuring, client] = await Promise.all([during, steady.stop()]);

@@ -39,8 +39,18 @@ export type ClusterService = 'registry' | 'mcp';
 /** Where a node's registry and MCP transport listen (`GET cluster/services`). */
 export type ServiceAddresses = Record<ClusterService, { host: string; port: number }>;
 
+/** Where clients reach the HTTP workers through the proxy: the address to connect to and the Host to send. */
+export interface ProxyFrontDoor {
+  host: string;
+  port: number;
+  /** The site's server name when it names one (a catch-all site needs none). */
+  hostHeader: string | null;
+}
+
 export interface ProxyControl {
   status(): Promise<ProxyStatus>;
+  /** The generated site's front door on this machine, or null without a proxy. */
+  frontDoor(): ProxyFrontDoor | null;
   /** `nginx -t`, then `nginx -s reload`. */
   reload(): Promise<ProxyReloadResult>;
   /** Rewrites the site config with these backup servers; reloads when that changed the file. */
@@ -57,6 +67,9 @@ export class NoProxy implements ProxyControl {
   constructor(private readonly reason = 'nginx is not set up (see docs/workers.md § nginx)') {}
   status(): Promise<ProxyStatus> {
     return Promise.resolve({ installed: false, version: null, configured: false, site_path: null });
+  }
+  frontDoor(): ProxyFrontDoor | null {
+    return null;
   }
   reload(): Promise<ProxyReloadResult> {
     return Promise.resolve({ ok: false, message: this.reason });

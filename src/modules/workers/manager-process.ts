@@ -19,6 +19,7 @@ import {
   NoProxy,
   type BackupServer,
   type ProxyControl,
+  type ProxyFrontDoor,
   type ProxyStatus,
   type ServiceAddresses,
 } from './manager-hooks.js';
@@ -27,6 +28,7 @@ import { loadManagerSecret } from './manager-secret.js';
 import { lowestFreePort, portRange } from './ports.js';
 import { collectWorkerMetrics, proxiedRequests, type WorkerMetricsView } from './metrics-collector.js';
 import { PROXY_FAIL_TIMEOUT_SECONDS } from './nginx/site-config.js';
+import { warmUp } from './proxy-warm-up.js';
 
 /** What `DATA_DIR/manager.json` (mode 0600) holds: how the other `tb workers` commands find the manager. */
 export interface ManagerStateFile {
@@ -88,6 +90,35 @@ export function probeHealth(host: string, port: number, timeoutMs = 2_000): Prom
   });
 }
 
+/**
+ * One `GET /health` through the proxy's front door, on a connection of its own: true once answered, whatever the
+ * status (a warm-up request: only whether nginx chose a worker matters, seen in the worker's metrics); false when
+ * the proxy could not be reached or did not answer within `timeoutMs`.
+ */
+export function getHealthThrough(door: ProxyFrontDoor, timeoutMs = 2_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: door.host,
+        port: door.port,
+        path: '/health',
+        method: 'GET',
+        timeout: timeoutMs,
+        agent: false,
+        headers: door.hostHeader ? { host: door.hostHeader } : {},
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(true));
+        res.once('error', () => resolve(true));
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.once('error', () => resolve(false));
+    req.end();
+  });
+}
+
 export interface ManagerProcessOptions {
   /** The `tb` entry script the workers run (`process.argv[1]`) and its Node options (`process.execArgv`). */
   entry: string;
@@ -122,10 +153,10 @@ export interface RollingUpdateState {
  */
 const FAIL_TIMEOUT_MARGIN_MS = 1_500;
 
-/** How often the manager asks a new worker whether nginx has sent it a request yet. */
+/** After the first round of warm-up requests, one request per this interval (and a look at the workers' metrics). */
 const SERVING_POLL_MS = 100;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The `tb workers start` process: N HTTP workers and the WS worker on their pre-allocated ports, the health
@@ -146,8 +177,6 @@ export class ManagerProcess {
   private readonly startedAt = new Date().toISOString();
   private readonly metrics = new Map<string, WorkerMetricsView>();
   private readonly order: string[] = [];
-  /** When each worker last became ready (listening and healthy). */
-  private readonly readyAt = new Map<string, number>();
   private stateTimer: NodeJS.Timeout | undefined;
   private metricsTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -223,7 +252,9 @@ export class ManagerProcess {
     this.stateTimer = setInterval(() => void this.writeState(), this.config.manager.healthIntervalSeconds * 1000);
     this.stateTimer.unref();
     this.manager.startHealthChecks();
-    await this.startAll(this.initialWorkers());
+    const initial = this.initialWorkers();
+    await this.startAll(initial);
+    await this.untilNginxUses(initial);
     this.metricsTimer = setInterval(
       () => void this.collectMetrics(),
       this.config.manager.metricsIntervalSeconds * 1000,
@@ -271,6 +302,7 @@ export class ManagerProcess {
     const spec: WorkerSpec = { id: id ?? newWorkerId(type), type, port };
     await this.launch(spec);
     await this.syncProxy();
+    await this.untilNginxUses([spec]);
     return this.manager.get(spec.id)!;
   }
 
@@ -316,8 +348,8 @@ export class ManagerProcess {
     const live = this.live(type).sort((a, b) => this.order.indexOf(a.worker_id) - this.order.indexOf(b.worker_id));
     const started: string[] = [];
     const stopped: string[] = [];
+    const specs: WorkerSpec[] = [];
     if (count > live.length) {
-      const specs: WorkerSpec[] = [];
       const held = this.live().map((w) => w.port);
       for (let i = live.length; i < count; i++) {
         const port = lowestFreePort(this.portsOf(type), held)!;
@@ -340,6 +372,7 @@ export class ManagerProcess {
       );
     }
     if (started.length || stopped.length) await this.syncProxy();
+    await this.untilNginxUses(specs.filter((spec) => started.includes(spec.id)));
     void this.writeState();
     return { status: 'ok', started, stopped };
   }
@@ -465,7 +498,14 @@ export class ManagerProcess {
     this.step(state, `updating the proxy for ${replacing.map(({ spec }) => spec.id).join(', ')}`);
     await this.syncProxy();
     const oldIds = replacing.map(({ oldId }) => oldId);
-    await this.untilAnotherWorkerServes(oldIds);
+    const newSpecs = replacing.map(({ spec }) => spec);
+    this.step(state, `making nginx use ${newSpecs.map((spec) => spec.id).join(', ')}`);
+    // The old workers may leave once nginx has used one new worker: a port that answered is never skipped, so
+    // nginx always has one to try. The requests go on for the others while the old workers drain; the batch waits
+    // for them no longer than the drain lasts: a port nginx still skips then is one it refused moments ago, which
+    // only traffic does, and that traffic brings nginx back to it.
+    const warming = this.warmUpThroughProxy(newSpecs, 'each');
+    await warming.first;
     this.step(state, `draining ${oldIds.join(', ')}`);
     await Promise.all(
       replacing.map(async ({ oldId, spec }) => {
@@ -658,26 +698,84 @@ export class ManagerProcess {
   }
 
   /**
-   * Before HTTP workers stop: waits until nginx sends requests to another live HTTP worker. nginx tries free and
-   * restarting ports now and then and skips one that refused for `fail_timeout`, so a worker that has just come up
-   * may not get traffic yet; stopping the last one nginx sends to would leave it none (502). Another worker serves
-   * once it has answered a request nginx forwarded (its `requests_proxied`), or surely once it has been ready for
-   * `fail_timeout` and the margin (no traffic at all shows nothing). Without nginx set up, or without another HTTP
-   * worker (or a WS worker stopping), there is nothing to wait for.
+   * Before HTTP workers stop: makes sure nginx uses another live HTTP worker. nginx skips a port that refused (free
+   * and restarting ones) until a request to it succeeds, trying it once per `fail_timeout`; stopping the last
+   * worker it uses would leave it none (502). One that has answered a request nginx forwarded (its
+   * `requests_proxied`) is used; with none, the manager sends requests through nginx until one is (no traffic at
+   * all shows nothing otherwise). Without nginx set up, or without another HTTP worker (or a WS worker stopping),
+   * there is nothing to wait for.
    */
   private async untilAnotherWorkerServes(stopping: string[]): Promise<void> {
     if (!stopping.some((id) => this.manager.get(id)?.type === 'http')) return;
-    if (!(await this.proxyStatus()).configured) return;
     const others = this.live('http').filter((w) => w.state === 'running' && !stopping.includes(w.worker_id));
-    if (!others.length) return;
-    const surelyServedAt = (w: WorkerRecord) =>
-      (this.readyAt.get(w.worker_id) ?? 0) + PROXY_FAIL_TIMEOUT_SECONDS * 1000 + FAIL_TIMEOUT_MARGIN_MS;
-    const deadline = Math.min(...others.map(surelyServedAt));
-    while (Date.now() < deadline && !this.stopped) {
-      const counts = await Promise.all(others.map((w) => proxiedRequests(this.hostOf('http'), w.port)));
-      if (counts.some((count) => count !== null && count > 0)) return;
-      await sleep(Math.min(SERVING_POLL_MS, Math.max(0, deadline - Date.now())));
-    }
+    await this.warmUpThroughProxy(
+      others.map((w) => ({ id: w.worker_id, type: w.type, port: w.port })),
+      'one',
+    ).done;
+  }
+
+  /**
+   * Makes nginx use each of these new HTTP workers (see `warmUpThroughProxy`); waits for the first round of
+   * requests only: a worker still unused after it sits on a port nginx refused moments ago, so traffic is there to
+   * bring nginx back (the paced requests go on meanwhile, within their bound).
+   */
+  private async untilNginxUses(specs: WorkerSpec[]): Promise<void> {
+    await this.warmUpThroughProxy(specs, 'each').round;
+  }
+
+  /**
+   * Sends `GET /health` through nginx's front door, one request at a time, until nginx has used each HTTP worker
+   * given (`each`) or one of them (`one`): a worker that came up on a port nginx found refusing stays skipped until
+   * a request to it succeeds, and without traffic none comes (proxy-warm-up.ts). Bounded by `fail_timeout` and a
+   * margin, after which nginx tries every port again anyway; a worker still unused then is logged.
+   */
+  private warmUpThroughProxy(
+    specs: WorkerSpec[],
+    until: 'each' | 'one',
+  ): { first: Promise<void>; round: Promise<void>; done: Promise<void> } {
+    const targets = specs.filter((spec) => spec.type === 'http');
+    const door = this.proxy.frontDoor();
+    const warming = (async () => {
+      if (!targets.length || !door || !(await this.proxyStatus()).configured) return null;
+      const started = Date.now();
+      const result = warmUp(
+        targets,
+        {
+          send: () => getHealthThrough(door),
+          proxiedCount: (spec) => proxiedRequests(this.hostOf('http'), spec.port),
+          now: () => Date.now(),
+          sleep,
+        },
+        {
+          until,
+          limitMs: PROXY_FAIL_TIMEOUT_SECONDS * 1000 + FAIL_TIMEOUT_MARGIN_MS,
+          burstRequests: 2 * this.portsOf('http').length,
+          pauseMs: SERVING_POLL_MS,
+        },
+        () => this.stopped,
+      );
+      return { result, started, door };
+    })();
+    return {
+      first: warming.then((warm) => warm?.result.first),
+      round: warming.then((warm) => warm?.result.round),
+      done: warming.then(async (warm) => {
+        if (!warm) return;
+        const { unused, requestsSent, proxyReached } = await warm.result.done;
+        const took = `${Date.now() - warm.started} ms, ${requestsSent} request(s) through nginx`;
+        if (!proxyReached) {
+          this.options.log(`manager: nginx does not answer at ${warm.door.host}:${warm.door.port}; nothing to warm up`);
+          return;
+        }
+        const ids = targets.map((spec) => spec.id).join(', ');
+        const failed = until === 'each' ? unused.length > 0 : unused.length === targets.length;
+        this.options.log(
+          failed
+            ? `manager: nginx has not used ${unused.map((spec) => spec.id).join(', ')} after ${took}; going on`
+            : `manager: nginx uses ${until === 'each' ? ids : `one of ${ids}`} (${took})`,
+        );
+      }),
+    };
   }
 
   private launch(spec: WorkerSpec): Promise<void> {
@@ -695,7 +793,6 @@ export class ManagerProcess {
   private forget(id: string): void {
     this.manager.remove(id);
     this.metrics.delete(id);
-    this.readyAt.delete(id);
     const index = this.order.indexOf(id);
     if (index >= 0) this.order.splice(index, 1);
   }
@@ -727,7 +824,6 @@ export class ManagerProcess {
   }
 
   private onEvent(event: WorkerManagerEvent): void {
-    if (event.type === 'worker-ready') this.readyAt.set(event.worker_id, Date.now());
     const { type, ...details } = event;
     this.options.log(`manager: ${type} ${JSON.stringify(details)}`);
     void this.writeState();

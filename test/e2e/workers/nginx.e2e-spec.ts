@@ -1,4 +1,5 @@
 import { access, readFile, rm, stat } from 'node:fs/promises';
+import { Agent, get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
@@ -283,13 +284,75 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     // Nothing in flight: an old worker exits once nginx can no longer use its connections (at once without any),
     // not after DRAIN_TIMEOUT_SECONDS (30 s here; the manager would SIGKILL it 5 s later).
     for (const pair of update.replaced) expect(pair.drain_ms).toBeLessThan(30_000);
-    // The new workers serve through nginx. One request after the other: nginx still counts their ports as failed
-    // from the load before (it clears that only on a success, letting one request at a time try such a port), so
-    // concurrent first requests could find no port to try (docs/workers.md § Not covered).
+    // The new workers serve through nginx, concurrent first requests included: the manager made nginx use each new
+    // port before the update ended, so none is still counted as failed from the load before.
     const now = new Set((await httpWorkers()).map((w) => w.worker_id));
-    const seen = new Set<string>();
-    for (let i = 0; i < 20 && seen.size < now.size; i++) seen.add(await servedBy());
+    const seen = new Set(await Promise.all(Array.from({ length: 20 }, () => servedBy())));
     expect([...seen].sort()).toEqual([...now].sort());
+  }, 120_000);
+
+  /**
+   * Sequential requests through nginx: least_conn with nothing in flight takes the ports in turn, so each free slot
+   * refuses one of them and nginx counts that port as failed — what a moment of load leaves behind.
+   */
+  const markFreeSlotsFailed = async () => {
+    for (let i = 0; i < 18; i++) expect((await fetch(`${nginx.url}/api/ping`)).status).toBe(200);
+  };
+  /**
+   * `count` keep-alive client connections to nginx, opened by concurrent requests; `burst` then sends one GET on
+   * each at the same instant (none resent) and returns the answers that are not 2xx. Connections opened before a
+   * change make the burst's requests reach nginx together, as a busy site's would.
+   */
+  const burstClient = async (count: number) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: count });
+    const get = () =>
+      new Promise<number | string>((resolve) => {
+        const req = httpGet(`${nginx.url}/api/ping`, { agent }, (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.once('error', (error) => resolve(error.message));
+      });
+    const all = () => Promise.all(Array.from({ length: count }, get));
+    expect((await all()).filter((status) => status !== 200)).toEqual([]);
+    return {
+      burst: async () => (await all()).filter((status) => typeof status !== 'number' || status < 200 || status > 299),
+      close: () => agent.destroy(),
+    };
+  };
+  /** `requests_proxied` of each running HTTP worker, asked on its own port. */
+  const proxiedCounts = async () =>
+    Promise.all(
+      (await httpWorkers()).map(async (w) => {
+        const metrics = (await bodyOf(await fetch(`http://127.0.0.1:${w.port}/metrics`))) as {
+          requests_proxied: number;
+        };
+        return { worker_id: w.worker_id, requests_proxied: metrics.requests_proxied };
+      }),
+    );
+
+  it('answers a burst of concurrent requests right after an idle rolling update: nginx has used every new worker', async () => {
+    await markFreeSlotsFailed();
+    const client = await burstClient(32);
+    const { update } = await rollingUpdate();
+    expect(update).toMatchObject({ state: 'done', errors: [] });
+    const used = await proxiedCounts();
+    const failures = await client.burst();
+    client.close();
+    expect(failures).toEqual([]);
+    // The manager itself made nginx succeed once on each new port before the old workers left.
+    for (const count of used) expect(count.requests_proxied).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('answers a burst of concurrent requests right after an idle restart: nginx has used every restarted worker', async () => {
+    await markFreeSlotsFailed();
+    const client = await burstClient(32);
+    expect((await manager.request('/api/restart', { method: 'POST' })).status).toBe(200);
+    const used = await proxiedCounts();
+    const failures = await client.burst();
+    client.close();
+    expect(failures).toEqual([]);
+    for (const count of used) expect(count.requests_proxied).toBeGreaterThan(0);
   }, 120_000);
 
   it('sees 0 failed requests and no nginx reload while every worker restarts; new processes serve afterwards', async () => {

@@ -14,7 +14,7 @@ import {
 } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { PlatformConfig } from '../../../config/config.js';
-import type { BackupServer, ProxyControl, ProxyReloadResult, ProxyStatus } from '../manager-hooks.js';
+import type { BackupServer, ProxyControl, ProxyFrontDoor, ProxyReloadResult, ProxyStatus } from '../manager-hooks.js';
 import { apr1 } from './apr1.js';
 import { renderSiteConfig, type SiteConfigInput } from './site-config.js';
 
@@ -309,6 +309,16 @@ export class NginxProxyControl implements ProxyControl {
       configured,
       site_path: configured ? sitePath : null,
     };
+  }
+
+  /**
+   * The site listens on every address of `NGINX_LISTEN_PORT`, so loopback reaches it; a named site needs its name
+   * as Host (a wildcard or regex name has none to send: nginx then picks the port's default server).
+   */
+  frontDoor(): ProxyFrontDoor {
+    const [name] = this.config.manager.nginx.serverName.trim().split(/\s+/);
+    const literal = name && name !== '_' && !name.startsWith('~') && !name.includes('*');
+    return { host: '127.0.0.1', port: this.config.manager.nginx.listenPort, hostHeader: literal ? name : null };
   }
 
   reload(): Promise<ProxyReloadResult> {
