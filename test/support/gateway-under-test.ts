@@ -109,3 +109,19 @@ export async function startGateway(
     },
   };
 }
+
+/** Sends `count` identical chat calls at once: those served, and those refused with 402 (no balance left). */
+export async function parallelChats(
+  client: OpenAI,
+  count: number,
+  body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+): Promise<{ served: OpenAI.Chat.Completions.ChatCompletion[]; refused: number }> {
+  const results = await Promise.allSettled(Array.from({ length: count }, () => client.chat.completions.create(body)));
+  return {
+    served: results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])),
+    refused: results.filter(
+      (result) =>
+        result.status === 'rejected' && (result.reason as InstanceType<typeof OpenAI.APIError>).status === 402,
+    ).length,
+  };
+}

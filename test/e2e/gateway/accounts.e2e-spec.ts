@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { backends } from '../../support/backends.js';
 import { eventually } from '../../support/eventually.js';
-import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
+import { type GatewayUnderTest, parallelChats, startGateway } from '../../support/gateway-under-test.js';
 
 /** Users, keys, usage, PAYG balances, per-tier limits, through the admin API and the openai SDK. */
 
@@ -251,22 +251,13 @@ describe.each(backends())('gateway accounts, balances and limits ($name)', (back
       // gemma3n is priced for output only: 3 tokens at 2/1000 = 0.006 a call; 0.06 covers 10.
       const { key } = await userWithKey(gateway, { balance: 0.06 });
       const client = gateway.openai(key);
-      const results = await Promise.allSettled(
-        Array.from({ length: 50 }, () =>
-          client.chat.completions.create({
-            model: 'gemma3n:e4b',
-            messages: [{ role: 'user', content: 'x y' }],
-            max_tokens: 3,
-          }),
-        ),
-      );
-      const served = results.filter((result) => result.status === 'fulfilled');
-      const refused = results.filter(
-        (result) =>
-          result.status === 'rejected' && (result.reason as InstanceType<typeof OpenAI.APIError>).status === 402,
-      );
+      const { served, refused } = await parallelChats(client, 50, {
+        model: 'gemma3n:e4b',
+        messages: [{ role: 'user', content: 'x y' }],
+        max_tokens: 3,
+      });
       expect(served).toHaveLength(10);
-      expect(refused).toHaveLength(40);
+      expect(refused).toBe(40);
       expect(await balanceOf(gateway, key)).toBeCloseTo(0, 9);
       const usage = await gateway.call<Usage>('GET', '/user/api/usage', undefined, key);
       expect(usage.body.requests).toBe(10);

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { DataSource } from 'typeorm';
 import { backends } from '../../support/backends.js';
-import { startGateway, type GatewayUnderTest } from '../../support/gateway-under-test.js';
+import { type GatewayUnderTest, parallelChats, startGateway } from '../../support/gateway-under-test.js';
 
 /**
  * The PAYG ledger through the public API: holds, settlement, admin sets and top-ups, and usage totals. Prices are
@@ -128,22 +128,13 @@ describe.each(backends())('gateway ledger ($name)', (backend) => {
     // "abc" with max_tokens 2 holds and costs 0.001 + 0.004; 0.0525 covers ten and a half.
     const { user, key } = await userWithKey(gateway, 0.0525);
     const client = gateway.openai(key);
-    const results = await Promise.allSettled(
-      Array.from({ length: 50 }, () =>
-        client.chat.completions.create({
-          model: 'llama3.2',
-          messages: [{ role: 'user', content: 'abc' }],
-          max_tokens: 2,
-        }),
-      ),
-    );
-    const served = results.filter((result) => result.status === 'fulfilled');
-    const refused = results.filter(
-      (result) =>
-        result.status === 'rejected' && (result.reason as InstanceType<typeof OpenAI.APIError>).status === 402,
-    );
+    const { served, refused } = await parallelChats(client, 50, {
+      model: 'llama3.2',
+      messages: [{ role: 'user', content: 'abc' }],
+      max_tokens: 2,
+    });
     expect(served).toHaveLength(10);
-    expect(refused).toHaveLength(40);
+    expect(refused).toBe(40);
     const after = await me(gateway, key);
     expect(after.balance).toBeCloseTo(0.0025, 9);
     expect(after.held).toBe(0);

@@ -1,4 +1,4 @@
-import { magicLinkIn, startSmtpSink, type SmtpSink } from '../../fixtures/smtp-sink.js';
+import { magicLinkLogin, startSmtpSink, type SmtpSink } from '../../fixtures/smtp-sink.js';
 import { backends } from '../../support/backends.js';
 import { startRegistry, type RegistryUnderTest } from '../../support/registry-under-test.js';
 import {
@@ -45,20 +45,7 @@ describe.each(backends())('Login by magic link, then the registry, on $name', (b
   });
 
   async function magicLogin(email: string): Promise<{ accessToken: string; refreshToken: string; cookie: string }> {
-    const requested = await fetch(`${worker.baseUrl}/auth/magic/request`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email }),
-    });
-    expect(requested.status).toBe(202);
-    const token = new URL(magicLinkIn(await smtp.next(email))).searchParams.get('token')!;
-    const answer = await fetch(`${worker.baseUrl}/auth/magic/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token }).toString(),
-    });
-    expect(answer.status).toBe(200);
-    const session = JSON.parse(/var s=(\{.*?\});/.exec(await answer.text())![1]);
+    const { answer, session } = await magicLinkLogin(worker.baseUrl, smtp, email);
     const cookie = /tb_session=[^;]+/.exec(answer.headers.get('set-cookie') ?? '')![0];
     return { accessToken: session.token, refreshToken: session.refreshToken, cookie };
   }

@@ -1,5 +1,5 @@
 import { startFakeOAuthProvider, type FakeOAuthProvider } from '../../fixtures/fake-oauth-provider.js';
-import { magicLinkIn, startSmtpSink, type SmtpSink } from '../../fixtures/smtp-sink.js';
+import { magicLinkIn, magicLinkLogin, startSmtpSink, type SmtpSink } from '../../fixtures/smtp-sink.js';
 import { backends } from '../../support/backends.js';
 import { startHttpWorker, type HttpWorkerUnderTest } from '../../support/worker-under-test.js';
 
@@ -45,16 +45,7 @@ describe.each(backends())('Sessions that end on $name', (backend) => {
 
   /** A magic-link login: its bundle, its bridge cookie and the bridge page. */
   async function login(email = freshEmail('login')): Promise<{ bundle: Bundle; cookie: string; html: string }> {
-    expect((await post('/auth/magic/request', { email })).status).toBe(202);
-    const token = new URL(magicLinkIn(await smtp.next(email))).searchParams.get('token')!;
-    const answer = await fetch(`${worker.baseUrl}/auth/magic/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token }).toString(),
-    });
-    expect(answer.status).toBe(200);
-    const html = await answer.text();
-    const session = JSON.parse(/var s=(\{.*?\});/.exec(html)![1]) as { token: string; refreshToken: string };
+    const { answer, html, session } = await magicLinkLogin(worker.baseUrl, smtp, email);
     return {
       bundle: { access_token: session.token, refresh_token: session.refreshToken },
       cookie: sessionCookieOf(answer),

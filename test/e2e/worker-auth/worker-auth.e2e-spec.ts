@@ -2,7 +2,13 @@ import { request as httpRequest } from 'node:http';
 import { JwtService } from '@nestjs/jwt';
 import { UsersService } from '../../../src/modules/worker-auth/index.js';
 import { startFakeOAuthProvider, type FakeOAuthProvider } from '../../fixtures/fake-oauth-provider.js';
-import { magicLinkIn, startSmtpSink, type SmtpSink } from '../../fixtures/smtp-sink.js';
+import {
+  bridgeSessionIn,
+  magicLinkIn,
+  magicLinkLogin,
+  startSmtpSink,
+  type SmtpSink,
+} from '../../fixtures/smtp-sink.js';
 import { backends } from '../../support/backends.js';
 import { TEST_SECRET } from '../../support/registry-under-test.js';
 import { startHttpWorker, type HttpWorkerUnderTest } from '../../support/worker-under-test.js';
@@ -21,11 +27,6 @@ function claimsOf(token: string): Record<string, unknown> {
 }
 
 /** The tokens the token-bridge page hands to the web client. */
-function bridgeTokens(html: string): { token: string; refreshToken: string; userId: string; userLevel: number } {
-  const match = /var s=(\{.*?\});/.exec(html);
-  if (!match) throw new Error(`not a token-bridge page:\n${html}`);
-  return JSON.parse(match[1]);
-}
 
 function sessionCookieOf(response: Response): string {
   const header = response.headers.get('set-cookie') ?? '';
@@ -54,16 +55,7 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
 
   /** The whole magic-link login, as a person with a mail client does it. */
   async function magicLogin(email: string): Promise<{ bundle: Bundle; cookie: string; userId: string }> {
-    expect((await post('/auth/magic/request', { email })).status).toBe(202);
-    const link = magicLinkIn(await smtp.next(email));
-    const form = new URLSearchParams({ token: new URL(link).searchParams.get('token')! });
-    const response = await fetch(`${worker.baseUrl}/auth/magic/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: form.toString(),
-    });
-    expect(response.status).toBe(200);
-    const bridge = bridgeTokens(await response.text());
+    const { answer: response, session: bridge } = await magicLinkLogin(worker.baseUrl, smtp, email);
     return {
       bundle: { access_token: bridge.token, refresh_token: bridge.refreshToken, expires_in: 900, token_type: 'Bearer' },
       cookie: sessionCookieOf(response),
@@ -132,7 +124,7 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       expect(answer.headers.get('set-cookie')).toMatch(
         /^tb_session=[^;]+; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
       );
-      const bridge = bridgeTokens(await answer.text());
+      const bridge = bridgeSessionIn(await answer.text());
       expect(bridge.userId).toMatch(/^usr_[0-9a-f]{24}$/);
       const claims = claimsOf(bridge.token);
       expect(claims).toMatchObject({
@@ -384,7 +376,7 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       const answer = await finish(flow);
       expect(answer.status).toBe(200);
       const html = await answer.text();
-      const bridge = bridgeTokens(html);
+      const bridge = bridgeSessionIn(html);
       expect(claimsOf(bridge.token)).toMatchObject({ email, username: 'Gina Google', provider: 'google' });
       expect(html).toContain(JSON.stringify(`${APP_ORIGIN}/web/assets/login.html#token=`).slice(0, -1));
       sessionCookieOf(answer);
@@ -400,13 +392,13 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
     it('Discord: links by provider id on the next login, not by a second account', async () => {
       const email = freshEmail('discord');
       provider.loginAs({ id: `d-${email}`, username: 'dora', email, verified: true });
-      const first = bridgeTokens(await (await finish(await authorize('discord'))).text());
+      const first = bridgeSessionIn(await (await finish(await authorize('discord'))).text());
       const auth = (await authorize('discord')).auth_url;
       expect(auth.searchParams.get('code_challenge')).toBeNull();
       expect(auth.searchParams.get('scope')).toBe('identify email');
       // Same provider account, now with another e-mail: still the same user.
       provider.loginAs({ id: `d-${email}`, username: 'dora', email: freshEmail('changed'), verified: true });
-      const second = bridgeTokens(await (await finish(await authorize('discord'))).text());
+      const second = bridgeSessionIn(await (await finish(await authorize('discord'))).text());
       expect(second.userId).toBe(first.userId);
       const record = await get('/api_user_data', { authorization: `Bearer ${second.token}` });
       expect(((await record.json()) as any).result.data.providers).toEqual([
@@ -423,7 +415,7 @@ describe.each(backends())('WorkerAuth on $name', (backend) => {
       expect(await refused.text()).toContain('Sign-in failed');
 
       provider.loginAs({ sub: `g-owner-${email}`, email, email_verified: true, name: 'Owner' });
-      const linked = bridgeTokens(await (await finish(await authorize('google'))).text());
+      const linked = bridgeSessionIn(await (await finish(await authorize('google'))).text());
       expect(linked.userId).toBe(owner.id);
     });
 

@@ -1,5 +1,5 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { magicLinkIn, startSmtpSink, type SmtpSink } from '../../fixtures/smtp-sink.js';
+import { magicLinkLogin, startSmtpSink, type SmtpSink } from '../../fixtures/smtp-sink.js';
 import { backends } from '../../support/backends.js';
 import { startBrowser, type BrowserUnderTest } from '../../support/browser.js';
 import { startHttpWorkerApp, type RunningHttpWorker } from '../../../src/apps/http-worker.app-module.js';
@@ -92,22 +92,9 @@ describe.each(backends())('Passkeys from the web client in Chromium on $name', (
   let origin = '';
   let counter = 0;
 
-  async function magicLinkLogin(): Promise<{ token: string; userId: string }> {
+  async function signIn(): Promise<{ token: string; userId: string }> {
     const email = `passkey-${++counter}-${Date.now().toString(36)}@example.test`;
-    const request = await fetch(`${worker.baseUrl}/auth/magic/request`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email }),
-    });
-    expect(request.status).toBe(202);
-    const token = new URL(magicLinkIn(await smtp.next(email))).searchParams.get('token')!;
-    const answer = await fetch(`${worker.baseUrl}/auth/magic/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token }).toString(),
-    });
-    expect(answer.status).toBe(200);
-    const session = JSON.parse(/var s=(\{.*?\});/.exec(await answer.text())![1]) as { token: string; userId: string };
+    const { session } = await magicLinkLogin(worker.baseUrl, smtp, email);
     return { token: session.token, userId: session.userId };
   }
 
@@ -170,7 +157,7 @@ describe.each(backends())('Passkeys from the web client in Chromium on $name', (
 
     beforeAll(async () => {
       client = await openClient();
-      owner = await magicLinkLogin();
+      owner = await signIn();
     });
 
     it('refuses to start a registration without a session', async () => {
@@ -281,7 +268,7 @@ describe.each(backends())('Passkeys from the web client in Chromium on $name', (
 
     beforeAll(async () => {
       [first, second] = [await openClient(), await openClient()];
-      [firstUser, secondUser] = [await magicLinkLogin(), await magicLinkLogin()];
+      [firstUser, secondUser] = [await signIn(), await signIn()];
       firstCredential = (await register(first, firstUser.token)).finish!.body.result.data!.credential_id as string;
       expect((await register(second, secondUser.token)).finish!.status).toBe(200);
     });
@@ -346,7 +333,7 @@ describe.each(backends())('Passkeys from the web client in Chromium on $name', (
 
     it('finishes on one worker a ceremony started on the other', async () => {
       const client = await openClient();
-      const user = await magicLinkLogin();
+      const user = await signIn();
       const { finish } = await register(client, user.token, otherBase);
       expect(finish!.status).toBe(200);
       expect(finish!.body.result.data).toMatchObject({ success: true });
