@@ -271,27 +271,27 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
       expect(await row.locator('.model-state').textContent()).not.toContain('not loaded');
       expect(gateway.ollama.requests.some((request) => request.path === '/api/generate')).toBe(true);
 
-      gateway.ollama.pullDelayMs = 150;
+      // The pull waits at the runtime's half-way record until the page has shown it.
+      let release = gateway.ollama.holdPullAt((record) => record.completed === 500);
       try {
         await page.fill('#pull-name', 'qwen3:0.6b');
         await page.click('#pull-form button[type=submit]');
-        // Between the first and the last record the bar and its line show the runtime's half-way record.
         await page.waitForFunction(() => {
           const { document } = globalThis as unknown as PageGlobals;
           const bar = document.getElementById('pull-bar');
           const status = document.getElementById('pull-status');
           return bar?.value === 50 && /pulling [0-9a-f]{12} \(500 B of 1\.0 KB\)/.test(status?.textContent ?? '');
         });
-        await shows(page, '#pull-status', 'Done: qwen3:0.6b is installed');
-        expect(await page.evaluate<number>(`document.getElementById('pull-bar').value`)).toBe(100);
       } finally {
-        gateway.ollama.pullDelayMs = 0;
+        release();
       }
+      await shows(page, '#pull-status', 'Done: qwen3:0.6b is installed');
+      expect(await page.evaluate<number>(`document.getElementById('pull-bar').value`)).toBe(100);
       await page.waitForSelector('#models-table tr[data-model="qwen3:0.6b"]');
 
       // Two layers pulled side by side: the bar counts the bytes of both (2,500 of 4,000 bytes is 62 %),
       // not the 100 % of the small layer that reported last.
-      gateway.ollama.pullDelayMs = 150;
+      release = gateway.ollama.holdPullAt((record) => record.total === 1000 && record.completed === 1000);
       try {
         await page.fill('#pull-name', 'layered-model');
         await page.click('#pull-form button[type=submit]');
@@ -300,10 +300,10 @@ describe.each(backends())('gateway landing and admin pages ($name)', (backend) =
           const status = document.getElementById('pull-status')?.textContent ?? '';
           return document.getElementById('pull-bar')?.value === 62 && status.includes('(1.0 KB of 1.0 KB)');
         });
-        await shows(page, '#pull-status', 'Done: layered-model is installed');
       } finally {
-        gateway.ollama.pullDelayMs = 0;
+        release();
       }
+      await shows(page, '#pull-status', 'Done: layered-model is installed');
       expect(await unlabelledControls(page)).toEqual([]);
       await tracked.screenshot('gateway-admin-models');
 
