@@ -1,12 +1,12 @@
 import { jest } from '@jest/globals';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { WebPages } from '../common/web-assets.js';
-import { servesNoPage, webPagesLayer } from './web-pages-layer.js';
+import { pathsWithoutPages, webPagesLayer } from './web-pages-layer.js';
 
 const REGISTRY: WebPages[] = [{ mount: '/', folder: 'registry', serviceRoutes: ['/api', '/health'] }];
 const ADMIN: WebPages[] = [{ mount: '/admin', folder: 'gateway/admin', serviceRoutes: ['/api'] }];
 
-describe('servesNoPage', () => {
+describe('pathsWithoutPages', () => {
   it.each([
     [REGISTRY, '/api/v1/packages/cloudm', true],
     [REGISTRY, '/api', true],
@@ -23,7 +23,7 @@ describe('servesNoPage', () => {
     [[...REGISTRY, ...ADMIN], '/admin/api/users', false],
     [[{ mount: '/', folder: 'x' }], '/api/v1', false],
   ] as Array<[WebPages[], string, boolean]>)('%j: %s → %s', (pages, path, expected) => {
-    expect(servesNoPage(pages, path)).toBe(expected);
+    expect(pathsWithoutPages(pages)(path)).toBe(expected);
   });
 });
 
