@@ -13,6 +13,7 @@ import { operationIdOf } from '../common/openapi.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
 import { webPagesMiddleware, type WebPages } from '../common/web-assets.js';
 import { PlatformValidationPipe } from '../common/validation.pipe.js';
+import { webPagesLayer } from './web-pages-layer.js';
 import type { LogConfig } from '../config/config.js';
 import { platformLoggerFor } from '../logging/platform-logger.js';
 
@@ -95,7 +96,7 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
   app.use(requestIdMiddleware);
   app.use(rejectLongUrls);
   answerClientErrorsAsJson(app.getHttpServer() as Server, options.errorFormat ?? 'registry');
-  if (options.webPages?.length) for (const handler of webPagesMiddleware(options.webPages)) app.use(handler);
+  if (options.webPages?.length) app.use(webPagesLayer(options.webPages, webPagesMiddleware(options.webPages)));
   if (options.routeBodyLimits) {
     if (typeof options.bodyLimit !== 'number') throw new Error('With routeBodyLimits, bodyLimit is a number of bytes');
     app.use(closeRefusedUploads);

@@ -13,7 +13,8 @@ interface Entry {
 }
 
 /**
- * Detail views of public packages, the registry's hottest read (every client update check and page view).
+ * Detail views of public packages, the registry's hottest read (every client update check and page view), kept
+ * as the JSON text answered.
  * Only public packages are cached, because their view is the same for every caller. This process
  * invalidates an entry on every change it makes (events, download counts, publisher status) and announces
  * it through the platform's message broker, so every registry process drops it too: Redis pub/sub reaches

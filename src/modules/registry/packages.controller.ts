@@ -1,4 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -21,6 +34,7 @@ import { validateAs } from '../../common/validation.pipe.js';
 import { INFRASTRUCTURE_CONFIG, REGISTRY_CONFIG } from '../../config/config.module.js';
 import type { InfrastructureConfig, RegistryConfig } from '../../config/config.js';
 import type { Caller } from './caller.js';
+import { CallerService } from './caller.service.js';
 import { PackageVersionsService } from './package-versions.service.js';
 import { PackageViewCache } from './package-view-cache.js';
 import { PackagesService, type PackageInput } from './packages.service.js';
@@ -51,6 +65,7 @@ export class PackagesController {
     private readonly packages: PackagesService,
     private readonly versions: PackageVersionsService,
     private readonly viewCache: PackageViewCache,
+    private readonly callers: CallerService,
     @Inject(REGISTRY_CONFIG) private readonly registry: RegistryConfig,
     @Inject(INFRASTRUCTURE_CONFIG) private readonly infrastructure: InfrastructureConfig,
   ) {}
@@ -147,19 +162,27 @@ export class PackagesController {
     return packageDetail(pkg, publisher, []);
   }
 
+  /**
+   * The registry's hottest read (every client update check). A public package's view is the same for every caller,
+   * so it is cached as its JSON text: a cached answer neither resolves the caller (for a signed-in caller, a
+   * publisher query) nor serialises the view again. The text is exactly what `res.json` would write, with the same
+   * Content-Type.
+   */
   @Get(':name')
   @Public()
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({ summary: 'Package detail with its versions' })
   @ApiOkResponse({ type: PackageDetailDto })
   @ApiErrors({ 404: 'Unknown, or not visible to the caller' })
-  async detail(@CurrentCaller() caller: Caller, @Param('name') name: string) {
-    const cached = this.viewCache.get(name.toLowerCase()) as PackageDetailDto | undefined;
-    if (cached) return cached;
+  async detail(@Req() request: AuthenticatedRequest, @Param('name') name: string): Promise<string> {
+    const cached = this.viewCache.get(name.toLowerCase()) as string | undefined;
+    if (cached !== undefined) return cached;
     const snapshot = this.viewCache.snapshot();
+    const caller = await this.callers.of(request);
     const { pkg, publisher, versions } = await this.packages.detail(caller, name);
-    const view = packageDetail(pkg, publisher, versions);
-    if (pkg.visibility === 'public') this.viewCache.set(pkg.id, pkg.nameLower, view, snapshot);
-    return view;
+    const json = JSON.stringify(packageDetail(pkg, publisher, versions));
+    if (pkg.visibility === 'public') this.viewCache.set(pkg.id, pkg.nameLower, json, snapshot);
+    return json;
   }
 
   @Patch(':name')

@@ -22,7 +22,8 @@ import { StagingSweepService } from './staging-sweep.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([RegistryAccountEntity, PublisherEntity, PackageEntity, PackageVersionEntity])],
-  controllers: [RegistryAuthController, PackagesController, PackageVersionsController],
+  // PackagesController first: its detail GET is the registry's hottest route (see RegistryAppModule on route order).
+  controllers: [PackagesController, RegistryAuthController, PackageVersionsController],
   providers: [
     RegistryAccountsService,
     { provide: USER_RESOLVER, useExisting: RegistryAccountsService },

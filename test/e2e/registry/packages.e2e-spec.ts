@@ -191,6 +191,34 @@ describe.each(backends())('packages on $name', (backend) => {
     });
   });
 
+  describe('detail', () => {
+    it('answers a repeated read (from the detail cache) with the same JSON, headers and view for every caller', async () => {
+      const { client } = await publisherFactory(registry);
+      await createPackage(client, 'CachedDetail', { description: 'ünïcode "quoted"' });
+      const first = await registry.api.get('/api/v1/packages/CachedDetail');
+      const again = await registry.api.get('/api/v1/packages/cacheddetail');
+      const signedIn = await registry
+        .as({ id: 'detail-reader', username: 'detail-reader' })
+        .get('/api/v1/packages/CachedDetail');
+      for (const response of [first, again, signedIn]) {
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(response.headers.get('content-length')).toBe(String(first.bytes.length));
+        expect(response.bytes.equals(first.bytes)).toBe(true);
+      }
+      expect(first.body).toMatchObject({ name: 'CachedDetail', description: 'ünïcode "quoted"', versions: [] });
+    });
+
+    it('still answers 404 to a stranger for a private package the owner has read before', async () => {
+      const owner = await publisherFactory(registry);
+      await createPackage(owner.client, 'PrivateRead', { visibility: 'private' });
+      expect((await owner.client.get('/api/v1/packages/PrivateRead')).status).toBe(200);
+      const response = await registry.api.get('/api/v1/packages/PrivateRead');
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('NOT_FOUND');
+    });
+  });
+
   describe('update', () => {
     it('lets the owner change fields and visibility', async () => {
       const { client } = await publisherFactory(registry);
