@@ -255,13 +255,18 @@ async function main(): Promise<void> {
     let ownUser: { id: string; key: string };
     const ownRows: Array<[string, number[], number[]]> = [];
     let ownThroughput: number;
+    // The gateway process's CPU time per call (user + system, all its threads): what load on the machine barely moves.
+    const ownCpu: Array<[string, number]> = [];
     try {
       ownUser = await paygUser(own.baseUrl, admin);
       for (const [label, key] of [
         ['admin key', admin],
         ['PAYG key (billed)', ownUser.key],
       ] as const) {
+        const cpuBefore = await own.cpuMicros();
         const [baseline, through] = await timePair(REQUESTS, direct(false), via(false, key, own.baseUrl));
+        const calls = Math.min(500, REQUESTS) + REQUESTS;
+        ownCpu.push([`non-streamed, ${label}`, ((await own.cpuMicros()) - cpuBefore) / calls]);
         ownRows.push([`non-streamed, ${label}`, baseline, through]);
       }
       ownThroughput = await throughput(SECONDS, 10, via(false, ownUser.key, own.baseUrl));
@@ -273,6 +278,9 @@ async function main(): Promise<void> {
     );
     printRows(ownRows);
     console.log(`| PAYG calls/s, 10 concurrent clients, ${SECONDS} s | ${ownThroughput.toFixed(0)} |`);
+    console.log('\n| Gateway process CPU per call (process.cpuUsage, warm-up included) | µs |');
+    console.log('|---|---|');
+    for (const [label, micros] of ownCpu) console.log(`| ${label} | ${micros.toFixed(0)} |`);
 
     // Every PAYG call above went through the ledger: a hold row and a charge row each, summing to the balance.
     let consistent = true;

@@ -5,6 +5,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** A gateway started in a process of its own for a benchmark, and how to stop it. */
 export interface GatewayProcess {
   baseUrl: string;
+  /** The CPU time (user + system, µs) the gateway process has used so far, as it reports it (process.cpuUsage). */
+  cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -29,20 +31,25 @@ export async function startGatewayProcess(options: {
       GATEWAY_PORT: '0',
       LOG_LEVEL: 'error',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const ready = /Gateway process ready at (http:\/\/\S+)/.exec(output);
       if (ready) resolve(ready[1]);
     });
     child.once('exit', (code) => reject(new Error(`the gateway exited with ${code}: ${output}`)));
   });
-  child.stdout.resume();
+  child.stdout!.resume();
   return {
     baseUrl,
+    cpuMicros: () =>
+      new Promise<number>((resolve) => {
+        child.once('message', (usage: { user: number; system: number }) => resolve(usage.user + usage.system));
+        child.send('cpu');
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -66,6 +73,7 @@ async function serve(): Promise<void> {
   process.once('SIGTERM', () => {
     void app.close().then(() => process.exit(0));
   });
+  process.on('message', () => process.send?.(process.cpuUsage()));
   console.log(`Gateway process ready at ${url}`);
 }
 
