@@ -1,7 +1,11 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { FOREGROUND_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
+import {
+  FOREGROUND_CHECKPOINT_PAGES,
+  SQLITE_DEFAULT_CHECKPOINT_PAGES,
+  SqliteCheckpointer,
+} from './sqlite-checkpointer.js';
 
 /**
  * On a SQLite file, WAL checkpoints (and their fsync) leave the event loop for a thread of their own
@@ -19,10 +23,19 @@ export class SqliteCheckpointService implements OnApplicationBootstrap, OnApplic
     const connection = (this.dataSource.driver as unknown as { databaseConnection: { pragma(sql: string): unknown } })
       .databaseConnection;
     connection.pragma(`wal_autocheckpoint = ${FOREGROUND_CHECKPOINT_PAGES}`);
-    const logger = new Logger('SqliteCheckpoint');
-    this.checkpointer = new SqliteCheckpointer(options.database, {
-      onError: (message) => logger.warn(`background checkpoint failed: ${message}`),
+    const checkpointer = new SqliteCheckpointer(options.database, {
+      // Once, then as without the thread: the connection checkpoints by itself again at SQLite's default.
+      onError: (message) => {
+        if (this.checkpointer !== checkpointer) return;
+        this.checkpointer = null;
+        void checkpointer.stop();
+        connection.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`);
+        new Logger('SqliteCheckpoint').warn(
+          `background checkpoints failed (${message}); the connection checkpoints by itself again`,
+        );
+      },
     });
+    this.checkpointer = checkpointer;
   }
 
   /** The checkpointer of this app's database, when it has one (tests). */

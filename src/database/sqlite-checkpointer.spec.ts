@@ -1,11 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from './data-source-options.js';
 import { SqliteCheckpointService } from './sqlite-checkpoint.service.js';
-import { FOREGROUND_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
+import {
+  BACKGROUND_CHECKPOINT_BYTES,
+  FOREGROUND_CHECKPOINT_PAGES,
+  SQLITE_DEFAULT_CHECKPOINT_PAGES,
+  SqliteCheckpointer,
+} from './sqlite-checkpointer.js';
 
 interface Connection {
   pragma(sql: string, options?: { simple: boolean }): unknown;
@@ -62,6 +67,29 @@ describe('SqliteCheckpointer', () => {
     } finally {
       await checkpointer.stop();
       connection.close();
+    }
+  });
+
+  it('gives the checkpoints back to the serving connection when the thread cannot open the file', async () => {
+    // A WAL past the size beside a database file that is not there: the thread fails to open it.
+    const file = join(directory, 'missing.sqlite');
+    writeFileSync(`${file}-wal`, '');
+    truncateSync(`${file}-wal`, BACKGROUND_CHECKPOINT_BYTES);
+    const pragmas: string[] = [];
+    const dataSource = {
+      options: { type: 'better-sqlite3', database: file },
+      isInitialized: true,
+      driver: { databaseConnection: { pragma: (sql: string) => pragmas.push(sql) } },
+    } as unknown as DataSource;
+    const service = new SqliteCheckpointService(dataSource);
+    service.onApplicationBootstrap();
+    try {
+      expect(pragmas).toEqual([`wal_autocheckpoint = ${FOREGROUND_CHECKPOINT_PAGES}`]);
+      await until(() => pragmas.length === 2);
+      expect(pragmas[1]).toBe(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`);
+      expect(service.current).toBeNull();
+    } finally {
+      await service.onApplicationShutdown();
     }
   });
 

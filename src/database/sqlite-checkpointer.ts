@@ -9,6 +9,9 @@ import { Worker } from 'node:worker_threads';
  */
 export const FOREGROUND_CHECKPOINT_PAGES = 16_000;
 
+/** SQLite's own `wal_autocheckpoint`, restored when the thread cannot run. */
+export const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1000;
+
 /** From this WAL size the background thread checkpoints (SQLite's own default, 1,000 pages of 4 KiB). */
 export const BACKGROUND_CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
