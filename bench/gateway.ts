@@ -6,12 +6,14 @@
  * The goal: ≤ 0.5 ms p50 added (Bifrost 0.44 ms, Portkey 2.37 ms, LiteLLM 4.34 ms on the same
  * kind of sequential localhost-mock measurement).
  *
- *   npm run build && node dist/bench/gateway.js [--requests N] [--seconds S]
+ *   npm run build && node dist/bench/gateway.js [--requests N] [--seconds S] [--server-cpu-prof DIR]
  *
  * Then the same non-streamed calls go to the gateway started in a process of its own over the same database
- * (bench/support/gateway-process.ts; `--server-cpu-prof DIR` profiles that process alone with node --cpu-prof).
+ * (bench/support/gateway-process.ts), as deployed: the client's and the fake runtime's work is not on its event
+ * loop. That part also prints the gateway process's CPU time per call; `--server-cpu-prof DIR` profiles that
+ * process alone with node --cpu-prof (read it with `node tools/cpuprofile-top.mjs`).
  *
- * Everything else runs in this process on SQLite in a temporary data directory (DATABASE_URL / REDIS_URL from
+ * The rest runs in this process on SQLite in a temporary data directory (DATABASE_URL / REDIS_URL from
  * the environment are used when set), so the figures are for one core of the machine. On MySQL/MariaDB:
  *
  *   DATABASE_URL=mysql://root@127.0.0.1:3306/<an existing database> node dist/bench/gateway.js
