@@ -6,9 +6,14 @@
  * The goal: ≤ 0.5 ms p50 added (Bifrost 0.44 ms, Portkey 2.37 ms, LiteLLM 4.34 ms on the same
  * kind of sequential localhost-mock measurement).
  *
- *   npm run build && node dist/bench/gateway.js [--requests N] [--seconds S]
+ *   npm run build && node dist/bench/gateway.js [--requests N] [--seconds S] [--server-cpu-prof DIR]
  *
- * Everything runs in this process on SQLite in a temporary data directory (DATABASE_URL / REDIS_URL from
+ * Then the same non-streamed calls go to the gateway started in a process of its own over the same database
+ * (bench/support/gateway-process.ts), as deployed: the client's and the fake runtime's work is not on its event
+ * loop. That part also prints the gateway process's CPU time per call; `--server-cpu-prof DIR` profiles that
+ * process alone with node --cpu-prof (read it with `node tools/cpuprofile-top.mjs`).
+ *
+ * The rest runs in this process on SQLite in a temporary data directory (DATABASE_URL / REDIS_URL from
  * the environment are used when set), so the figures are for one core of the machine. On MySQL/MariaDB:
  *
  *   DATABASE_URL=mysql://root@127.0.0.1:3306/<an existing database> node dist/bench/gateway.js
@@ -28,9 +33,15 @@ import { MeteringService } from '../src/modules/gateway/accounts/metering.servic
 import { defaultSettings } from '../src/modules/gateway/gateway-settings.js';
 import { DataSource } from 'typeorm';
 import { FakeOllama } from '../test/fixtures/fake-ollama.js';
+import { startGatewayProcess } from './support/gateway-process.js';
 
 const { values } = parseArgs({
-  options: { requests: { type: 'string', default: '2000' }, seconds: { type: 'string', default: '5' } },
+  options: {
+    requests: { type: 'string', default: '2000' },
+    seconds: { type: 'string', default: '5' },
+    // Profile the gateway's own process (node --cpu-prof) into this directory: the server alone, no client.
+    'server-cpu-prof': { type: 'string' },
+  },
 });
 const REQUESTS = Number(values.requests);
 const SECONDS = Number(values.seconds);
@@ -129,6 +140,48 @@ async function ledgerOperations(metering: MeteringService, userId: string, dataS
   );
 }
 
+/** A PAYG user with a large balance and a key of theirs, through the admin API of the gateway at `gateway`. */
+async function paygUser(gateway: string, admin: string): Promise<{ id: string; key: string }> {
+  const createUser = await fetch(`${gateway}/admin/api/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, balance: 1_000_000 }),
+  });
+  const user = (await createUser.json()) as { id: string };
+  const issued = await fetch(`${gateway}/admin/api/users/${user.id}/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  return { id: user.id, key: ((await issued.json()) as { key: string }).key };
+}
+
+async function account(gateway: string, admin: string, userId: string): Promise<{ balance: number; held: number }> {
+  const response = await fetch(`${gateway}/admin/api/users/${userId}`, {
+    headers: { authorization: `Bearer ${admin}` },
+  });
+  return (await response.json()) as { balance: number; held: number };
+}
+
+function printRows(rows: Array<[string, number[], number[]]>): void {
+  const fmt = (value: number) => value.toFixed(3);
+  console.log(
+    '| Path | direct p50 ms | direct p99 ms | gateway p50 ms | gateway p99 ms | added p50 ms | added p99 ms |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [label, baseline, through] of rows) {
+    const [b50, b99, g50, g99] = [
+      percentile(baseline, 50),
+      percentile(baseline, 99),
+      percentile(through, 50),
+      percentile(through, 99),
+    ];
+    console.log(
+      `| ${label} | ${fmt(b50)} | ${fmt(b99)} | ${fmt(g50)} | ${fmt(g99)} | ${fmt(g50 - b50)} | ${fmt(g99 - b99)} |`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-gateway-bench-'));
   const ollama = new FakeOllama();
@@ -149,32 +202,24 @@ async function main(): Promise<void> {
   const gateway = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
   try {
     const admin = settings.admin_key;
-    const createUser = await fetch(`${gateway}/admin/api/users`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, balance: 1_000_000 }),
-    });
-    const user = (await createUser.json()) as { id: string };
-    const issued = await fetch(`${gateway}/admin/api/users/${user.id}/keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const payg = ((await issued.json()) as { key: string }).key;
+    const user = await paygUser(gateway, admin);
+    const payg = user.key;
 
     const direct = (stream: boolean) => () =>
       post(`${ollamaUrl}/api/chat`, { model: 'llama3.2:latest', messages: MESSAGES, stream });
-    const via = (stream: boolean, key: string) => () =>
-      post(
-        `${gateway}/v1/chat/completions`,
-        {
-          model: 'llama3.2',
-          messages: MESSAGES,
-          stream,
-          ...(stream ? { stream_options: { include_usage: true } } : {}),
-        },
-        key,
-      );
+    const via =
+      (stream: boolean, key: string, base = gateway) =>
+      () =>
+        post(
+          `${base}/v1/chat/completions`,
+          {
+            model: 'llama3.2',
+            messages: MESSAGES,
+            stream,
+            ...(stream ? { stream_options: { include_usage: true } } : {}),
+          },
+          key,
+        );
 
     await ledgerOperations(app.get(MeteringService), user.id, app.get(DataSource));
 
@@ -188,25 +233,10 @@ async function main(): Promise<void> {
         rows.push([`${stream ? 'streamed' : 'non-streamed'}, ${label}`, baseline, through]);
       }
     }
-    const fmt = (value: number) => value.toFixed(3);
     console.log(
       `\nModel gateway overhead — ${REQUESTS} sequential requests each (direct and gateway calls alternate), fake Ollama on loopback, ${config.database.type}`,
     );
-    console.log(
-      '| Path | direct p50 ms | direct p99 ms | gateway p50 ms | gateway p99 ms | added p50 ms | added p99 ms |',
-    );
-    console.log('|---|---|---|---|---|---|---|');
-    for (const [label, baseline, through] of rows) {
-      const [b50, b99, g50, g99] = [
-        percentile(baseline, 50),
-        percentile(baseline, 99),
-        percentile(through, 50),
-        percentile(through, 99),
-      ];
-      console.log(
-        `| ${label} | ${fmt(b50)} | ${fmt(b99)} | ${fmt(g50)} | ${fmt(g99)} | ${fmt(g50 - b50)} | ${fmt(g99 - b99)} |`,
-      );
-    }
+    printRows(rows);
     console.log(`\nThroughput, 10 concurrent clients, ${SECONDS} s each`);
     console.log('| Path | requests/s |');
     console.log('|---|---|');
@@ -220,21 +250,59 @@ async function main(): Promise<void> {
       `| gateway, non-streamed, PAYG key | ${(await throughput(SECONDS, 10, via(false, payg))).toFixed(0)} |`,
     );
     console.log(`| gateway, streamed, PAYG key | ${(await throughput(SECONDS, 10, via(true, payg))).toFixed(0)} |`);
-    // Every PAYG call above went through the ledger: a hold row and a charge row each, summing to the balance.
-    const account = await fetch(`${gateway}/admin/api/users/${user.id}`, {
-      headers: { authorization: `Bearer ${admin}` },
-    });
-    const { balance, held } = (await account.json()) as { balance: number; held: number };
-    const [sums] = (await app
-      .get(DataSource)
-      .query(
-        'SELECT COUNT(*) AS rows_count, COALESCE(SUM(amount_micros), 0) AS amount FROM gateway_transactions WHERE user_id = ?',
-        [user.id],
-      )) as Array<{ rows_count: number | string; amount: number | string }>;
-    const consistent = Math.round(balance * 1e6) === Number(sums.amount) && held === 0;
+
+    // The same calls to a gateway in a process of its own (as deployed: the client's and the fake runtime's work
+    // is not on its event loop), over the same database, with a PAYG user of its own.
+    const own = await startGatewayProcess({ dataDir, ollamaUrl, cpuProfileDir: values['server-cpu-prof'] });
+    let ownUser: { id: string; key: string };
+    const ownRows: Array<[string, number[], number[]]> = [];
+    let ownThroughput: number;
+    // The gateway process's CPU time per call (user + system, all its threads): what load on the machine barely moves.
+    const ownCpu: Array<[string, number]> = [];
+    try {
+      ownUser = await paygUser(own.baseUrl, admin);
+      for (const [label, key] of [
+        ['admin key', admin],
+        ['PAYG key (billed)', ownUser.key],
+      ] as const) {
+        const cpuBefore = await own.cpuMicros();
+        const [baseline, through] = await timePair(REQUESTS, direct(false), via(false, key, own.baseUrl));
+        const calls = Math.min(500, REQUESTS) + REQUESTS;
+        ownCpu.push([`non-streamed, ${label}`, ((await own.cpuMicros()) - cpuBefore) / calls]);
+        ownRows.push([`non-streamed, ${label}`, baseline, through]);
+      }
+      ownThroughput = await throughput(SECONDS, 10, via(false, ownUser.key, own.baseUrl));
+    } finally {
+      await own.stop();
+    }
     console.log(
-      `\nLedger: ${Number(sums.rows_count)} rows for the PAYG user, sum ${Number(sums.amount)} micros, balance ${balance}, held ${held}: ${consistent ? 'consistent' : 'INCONSISTENT'}`,
+      `\nThe gateway in its own process — ${REQUESTS} sequential requests each (direct and gateway calls alternate)`,
     );
+    printRows(ownRows);
+    console.log(`| PAYG calls/s, 10 concurrent clients, ${SECONDS} s | ${ownThroughput.toFixed(0)} |`);
+    console.log('\n| Gateway process CPU per call (process.cpuUsage, warm-up included) | µs |');
+    console.log('|---|---|');
+    for (const [label, micros] of ownCpu) console.log(`| ${label} | ${micros.toFixed(0)} |`);
+
+    // Every PAYG call above went through the ledger: a hold row and a charge row each, summing to the balance.
+    let consistent = true;
+    for (const [where, userId] of [
+      ['in-process', user.id],
+      ['own process', ownUser.id],
+    ] as const) {
+      const { balance, held } = await account(gateway, admin, userId);
+      const [sums] = (await app
+        .get(DataSource)
+        .query(
+          'SELECT COUNT(*) AS rows_count, COALESCE(SUM(amount_micros), 0) AS amount FROM gateway_transactions WHERE user_id = ?',
+          [userId],
+        )) as Array<{ rows_count: number | string; amount: number | string }>;
+      const ok = Math.round(balance * 1e6) === Number(sums.amount) && held === 0;
+      consistent &&= ok;
+      console.log(
+        `\nLedger (${where}): ${Number(sums.rows_count)} rows for the PAYG user, sum ${Number(sums.amount)} micros, balance ${balance}, held ${held}: ${ok ? 'consistent' : 'INCONSISTENT'}`,
+      );
+    }
     console.log(
       `Load average during the run (1/5/15 min): ${loadavg()
         .map((value) => value.toFixed(2))

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { INFRASTRUCTURE_CONFIG } from '../config/config.module.js';
 import type { InfrastructureConfig } from '../config/config.js';
 import { createDataSourceOptions } from './data-source-options.js';
+import { SqliteCheckpointService } from './sqlite-checkpoint.service.js';
 
 @Global()
 @Module({})
@@ -19,6 +20,7 @@ export class DatabaseModule {
           }),
         }),
       ],
+      providers: [SqliteCheckpointService],
       exports: [TypeOrmModule],
     };
   }

@@ -121,7 +121,11 @@ interface SqliteStatement {
 }
 interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
-  transaction<T>(work: () => T): (() => T) & { immediate: () => T };
+  transaction<A extends unknown[], T>(
+    work: (...parameters: A) => T,
+  ): ((...parameters: A) => T) & {
+    immediate: (...parameters: A) => T;
+  };
 }
 
 /** TypeORM's own format for SQLite datetimes (UTC, no zone), so its readers parse these rows unchanged. */
@@ -138,8 +142,25 @@ function promised<T>(work: () => T): Promise<T> {
   }
 }
 
+/** `INSERT … VALUES (…), (…)` for `rows` rows of `columns` columns, built once per size. */
+function insertSql(table: string, columns: string, count: number): (rows: number) => string {
+  const built: string[] = [];
+  return (rows) => (built[rows] ??= `INSERT INTO ${table} ${columns} VALUES ${placeholders(rows, count)}`);
+}
+const insertLedgerSql = insertSql('gateway_transactions', LEDGER_COLUMNS, 8);
+const insertUsageSql = insertSql('gateway_usage', USAGE_COLUMNS, 12);
+
+/** The store's transactions, wrapped once per connection (better-sqlite3 builds five functions per wrap). */
+interface SqliteTransactions {
+  database: SqliteDatabase;
+  conditional: (sql: string, parameters: unknown[], row: LedgerRow) => boolean;
+  settle: (batch: SettlementBatch) => void;
+}
+
 class SqliteLedgerStore implements LedgerStore {
   private readonly statements = new Map<string, SqliteStatement>();
+  private preparedOn: SqliteDatabase | null = null;
+  private wrapped: SqliteTransactions | null = null;
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -147,10 +168,41 @@ class SqliteLedgerStore implements LedgerStore {
     return (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection;
   }
 
+  private get transactions(): SqliteTransactions {
+    const database = this.database;
+    if (this.wrapped?.database !== database) {
+      this.wrapped = {
+        database,
+        conditional: database.transaction((sql: string, parameters: unknown[], row: LedgerRow) => {
+          if (this.statement(sql).run(...parameters).changes !== 1) return false;
+          this.insertLedger([row]);
+          return true;
+        }),
+        settle: database.transaction((batch: SettlementBatch) => {
+          for (const user of batch.users) this.statement(SETTLE).run(user.amountMicros, user.heldMicros, user.userId);
+          // Statements of one size are reused: the batch is written in slices of at most this many rows.
+          for (let start = 0; start < batch.rows.length; start += 50)
+            this.insertLedger(batch.rows.slice(start, start + 50));
+          for (let start = 0; start < batch.usage.length; start += 50) {
+            const slice = batch.usage.slice(start, start + 50);
+            this.statement(insertUsageSql(slice.length)).run(...slice.flatMap((row) => usageValues(row, sqliteDate)));
+          }
+        }),
+      };
+    }
+    return this.wrapped;
+  }
+
   private statement(sql: string): SqliteStatement {
+    const database = this.database;
+    if (this.preparedOn !== database) {
+      // Statements belong to a connection: a new one (the data source reopened) prepares its own.
+      this.statements.clear();
+      this.preparedOn = database;
+    }
     let statement = this.statements.get(sql);
     if (!statement) {
-      statement = this.database.prepare(sql);
+      statement = database.prepare(sql);
       this.statements.set(sql, statement);
     }
     return statement;
@@ -158,17 +210,11 @@ class SqliteLedgerStore implements LedgerStore {
 
   private insertLedger(rows: LedgerRow[]): void {
     if (rows.length === 0) return;
-    this.statement(`INSERT INTO gateway_transactions ${LEDGER_COLUMNS} VALUES ${placeholders(rows.length, 8)}`).run(
-      ...rows.flatMap((row) => ledgerValues(row, sqliteDate)),
-    );
+    this.statement(insertLedgerSql(rows.length)).run(...rows.flatMap((row) => ledgerValues(row, sqliteDate)));
   }
 
   private conditional(sql: string, parameters: unknown[], row: LedgerRow): boolean {
-    return this.database.transaction(() => {
-      if (this.statement(sql).run(...parameters).changes !== 1) return false;
-      this.insertLedger([row]);
-      return true;
-    })();
+    return this.transactions.conditional(sql, parameters, row);
   }
 
   hold(row: LedgerRow, atLeast: number): Promise<boolean> {
@@ -207,20 +253,7 @@ class SqliteLedgerStore implements LedgerStore {
   }
 
   settle(batch: SettlementBatch): Promise<void> {
-    return promised(
-      this.database.transaction(() => {
-        for (const user of batch.users) this.statement(SETTLE).run(user.amountMicros, user.heldMicros, user.userId);
-        // Statements of one size are reused: the batch is written in slices of at most this many rows.
-        for (let start = 0; start < batch.rows.length; start += 50)
-          this.insertLedger(batch.rows.slice(start, start + 50));
-        for (let start = 0; start < batch.usage.length; start += 50) {
-          const slice = batch.usage.slice(start, start + 50);
-          this.statement(`INSERT INTO gateway_usage ${USAGE_COLUMNS} VALUES ${placeholders(slice.length, 12)}`).run(
-            ...slice.flatMap((row) => usageValues(row, sqliteDate)),
-          );
-        }
-      }),
-    );
+    return promised(() => this.transactions.settle(batch));
   }
 
   /** The connection is the data source's. */
