@@ -1,6 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { backends } from '../../support/backends.js';
 import { compileSourcesFor, runTb, startTb, type TbProcess } from '../../support/child-processes.js';
 import { freePortRange } from '../../support/free-ports.js';
@@ -97,15 +97,31 @@ describe.each(backends())('tb workers start migrates the database once ($name)',
     for (const worker of running) expect((await environmentOf(worker.pid!)).RUN_MIGRATIONS).toBe('false');
   });
 
-  it('a rolling update migrates once more before its new workers start, which skip it too', async () => {
+  const updateReplacesEveryHttpWorker = async () => {
     const before = (await workers()).filter((worker) => worker.type === 'http').map((worker) => worker.worker_id);
     const update = await runTb(main, ['workers', 'update'], env);
     expect(update.code).toBe(0);
-    expect(migrationLines()).toHaveLength(2);
-    expect(migrationLines()[1]).toContain('no pending migrations');
     const after = (await workers()).filter((worker) => worker.type === 'http');
     expect(after).toHaveLength(4);
     expect(after.filter((worker) => before.includes(worker.worker_id))).toEqual([]);
     for (const worker of after) expect((await environmentOf(worker.pid!)).RUN_MIGRATIONS).toBe('false');
+  };
+
+  it('a rolling update with the same migration list on disk starts no migration process', async () => {
+    await updateReplacesEveryHttpWorker();
+    expect(migrationLines()).toHaveLength(1);
+    expect(manager.stdout()).toContain('migration list unchanged since the database was migrated');
+  }, 120_000);
+
+  it('a rolling update after a deploy that changed the migration list migrates once before its new workers start', async () => {
+    // What a deploy does to the code on disk: the manager itself keeps running the modules it loaded.
+    const list = join(dirname(main), 'database', 'migrations', 'index.js');
+    await appendFile(list, '\n// deployed\n');
+    await updateReplacesEveryHttpWorker();
+    expect(migrationLines()).toHaveLength(2);
+    expect(migrationLines()[1]).toContain('no pending migrations');
+    const lines = manager.stdout().split('\n');
+    const migrated = lines.findIndex((line) => line === migrationLines()[1]);
+    expect(lines.slice(0, migrated).filter((line) => line.includes('worker-ready'))).toHaveLength(5 + 4);
   }, 120_000);
 });
