@@ -6,7 +6,12 @@ import { WorkerHealthDto, WorkerMetricsDto } from './http-worker.responses.js';
 import { WorkerLifecycle } from './worker-lifecycle.js';
 import { WorkerMetrics, prometheusText, type WorkerMetricsSnapshot } from './worker-metrics.js';
 
-/** The worker's liveness (what the manager and the reverse proxy poll) and its counters. */
+/**
+ * The worker's liveness (what the manager and the reverse proxy poll) and its counters. `/health` answers close
+ * their connection: the manager sends its warm-up requests through nginx to this route (docs/workers.md), and a
+ * keep-alive connection they left in nginx's upstream pool would keep an idle worker's drain waiting until nginx
+ * drops it (`DRAIN_IDLE_CONNECTION_MS`). A monitor pays one connect per probe.
+ */
 @ApiTags('worker')
 @Public()
 @Controller()
@@ -23,6 +28,7 @@ export class WorkerHealthController {
     type: WorkerHealthDto,
   })
   health(@Res({ passthrough: true }) response: Response): WorkerHealthDto {
+    response.setHeader('Connection', 'close');
     if (this.lifecycle.draining) response.status(503);
     return {
       status: this.lifecycle.draining ? 'draining' : 'healthy',
@@ -36,6 +42,7 @@ export class WorkerHealthController {
   @HttpCode(200)
   @ApiOkResponse({ description: 'The worker takes requests (503 while draining), without a body' })
   healthHead(@Res({ passthrough: true }) response: Response): void {
+    response.setHeader('Connection', 'close');
     if (this.lifecycle.draining) response.status(503);
   }
 

@@ -122,6 +122,26 @@ describe.each(backends())('HTTP worker drain on SIGTERM, as a separate process (
     expect(worker.output()).toContain('drained, exiting');
   });
 
+  it('closes the connection after a /health answer, so a warm-up through nginx leaves no idle connection behind', async () => {
+    const worker = await spawnHttpWorker({ ...env, DRAIN_TIMEOUT_SECONDS: '15' });
+    workers.push(worker);
+    // What nginx sends on an upstream keep-alive connection: HTTP/1.1, no Connection header.
+    const probe = await rawConnection(worker.baseUrl);
+    probe.socket.write('GET /health HTTP/1.1\r\nHost: worker\r\nX-Forwarded-For: 127.0.0.1\r\n\r\n');
+    const closedByWorker = await Promise.race([
+      probe.received,
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000)),
+    ]);
+    probe.socket.destroy();
+    expect(closedByWorker).toMatch(/^HTTP\/1\.1 200 /);
+    expect(closedByWorker).toMatch(/\r\nConnection: close\r\n/i);
+    expect(closedByWorker).toContain('"status":"healthy"');
+
+    process.kill(worker.pid, 'SIGTERM');
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+    expect(worker.output()).toContain('drained, exiting');
+  });
+
   it('exits at DRAIN_TIMEOUT_SECONDS when a request outlasts it (exit code 1)', async () => {
     const worker = await spawnHttpWorker({ ...env, DRAIN_TIMEOUT_SECONDS: '1' });
     workers.push(worker);
