@@ -17,6 +17,7 @@ import { Export, Mod } from '../src/modules/app-core/export.decorator.js';
 import { FunctionRegistry } from '../src/modules/app-core/function-registry.js';
 import { FunctionRunner } from '../src/modules/app-core/function-runner.js';
 import { LOCAL_CALLER } from '../src/modules/app-core/caller.js';
+import { ascending, percentile } from './support/stats.js';
 
 @Mod('bench')
 class BenchMod {
@@ -57,10 +58,6 @@ async function measureAsync(label: string, calls: number, body: () => Promise<un
   for (let index = 0; index < calls; index++) await body();
   const nanoseconds = Number(process.hrtime.bigint() - started) / calls;
   rows.push([label, `${nanoseconds.toFixed(0)} ns/call (${calls.toLocaleString('en')} calls)`]);
-}
-
-function percentile(sorted: number[], share: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
 }
 
 async function main(): Promise<void> {
@@ -135,7 +132,7 @@ async function main(): Promise<void> {
         latencies.push(performance.now() - started);
       }
     }
-    latencies.sort((first, second) => first - second);
+    ascending(latencies);
     const mean = latencies.reduce((sum, value) => sum + value, 0) / latencies.length;
     rows.push([
       'docs reader search (BM25, 25 results)',
@@ -149,7 +146,7 @@ async function main(): Promise<void> {
         lookupLatencies.push(performance.now() - started);
       }
     }
-    lookupLatencies.sort((first, second) => first - second);
+    ascending(lookupLatencies);
     rows.push([
       'docs lookup by name',
       `p50 ${percentile(lookupLatencies, 0.5).toFixed(3)} ms, p95 ${percentile(lookupLatencies, 0.95).toFixed(3)} ms (${lookupLatencies.length} lookups)`,

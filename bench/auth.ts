@@ -25,6 +25,7 @@ import { Revocations } from '../src/auth/shared-store/revocations.js';
 import { TokenVerifier } from '../src/auth/token-verifier.js';
 import type { PlatformConfig } from '../src/config/config.js';
 import { createDataSourceOptions } from '../src/database/data-source-options.js';
+import { ascending, percentile } from './support/stats.js';
 
 const REVOKED = Number(process.env.BENCH_REVOKED ?? 20_000);
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 5_000);
@@ -37,10 +38,6 @@ interface Row {
   perSecond: number;
 }
 
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
-}
-
 async function measure(what: string, count: number, body: (index: number) => unknown): Promise<Row> {
   for (let index = 0; index < Math.min(200, count); index++) await body(index);
   const times: number[] = [];
@@ -51,7 +48,7 @@ async function measure(what: string, count: number, body: (index: number) => unk
     times.push(Number(process.hrtime.bigint() - one) / 1000);
   }
   const totalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-  times.sort((a, b) => a - b);
+  ascending(times);
   return { what, p50: percentile(times, 0.5), p95: percentile(times, 0.95), perSecond: count / totalSeconds };
 }
 

@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRegistryProcess } from './support/registry-process.js';
 import { parseWrkOutput, wrkInstalled, type WrkFigures } from './support/wrk.js';
+import { median } from './support/stats.js';
 
 const SECRET = 'bench-secret-0123456789abcdefghij';
 const argument = (name: string) =>
@@ -79,8 +80,6 @@ figures.forEach((run, index) =>
     `| ${index + 1} | ${Math.round(run.rps)} | ${run.p50.toFixed(2)} | ${run.p99.toFixed(2)} | ${run.non2xx} |`,
   ),
 );
-const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-const median = (values: number[]) => sorted(values)[Math.floor(values.length / 2)];
 console.log(
   `median: ${Math.round(median(figures.map((run) => run.rps)))} requests/s, p50 ${median(figures.map((run) => run.p50)).toFixed(2)} ms`,
 );

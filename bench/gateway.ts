@@ -34,6 +34,7 @@ import { defaultSettings } from '../src/modules/gateway/gateway-settings.js';
 import { DataSource } from 'typeorm';
 import { FakeOllama } from '../test/fixtures/fake-ollama.js';
 import { startGatewayProcess } from './support/gateway-process.js';
+import { ascending, percentile } from './support/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,10 +48,6 @@ const REQUESTS = Number(values.requests);
 const SECONDS = Number(values.seconds);
 
 const MESSAGES = [{ role: 'user', content: 'the quick brown fox jumps over the lazy dog' }];
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /**
  * Times `direct` and `via` alternately, call by call, so both see the same moments of a noisy machine
@@ -71,7 +68,7 @@ async function timePair(requests: number, direct: () => Promise<void>, via: () =
     await once(direct, samples[0]);
     await once(via, samples[1]);
   }
-  return samples.map((list) => list.sort((a, b) => a - b));
+  return samples.map(ascending);
 }
 
 async function post(url: string, body: unknown, key?: string): Promise<void> {
@@ -123,20 +120,20 @@ async function ledgerOperations(metering: MeteringService, userId: string, dataS
     holds.push(Number(held - started) / 1e3);
     settlements.push(Number(settled - held) / 1e3);
   }
-  holds.sort((a, b) => a - b);
-  settlements.sort((a, b) => a - b);
-  roundTrips.sort((a, b) => a - b);
+  ascending(holds);
+  ascending(settlements);
+  ascending(roundTrips);
   console.log(`\nLedger operations in-process, ${REQUESTS} calls`);
   console.log('| Operation | p50 µs | p99 µs |');
   console.log('|---|---|---|');
   console.log(
-    `| hold (before the runtime is called) | ${percentile(holds, 50).toFixed(1)} | ${percentile(holds, 99).toFixed(1)} |`,
+    `| hold (before the runtime is called) | ${percentile(holds, 0.5).toFixed(1)} | ${percentile(holds, 0.99).toFixed(1)} |`,
   );
   console.log(
-    `| one round trip to the database (\`SELECT 1\`) | ${percentile(roundTrips, 50).toFixed(1)} | ${percentile(roundTrips, 99).toFixed(1)} |`,
+    `| one round trip to the database (\`SELECT 1\`) | ${percentile(roundTrips, 0.5).toFixed(1)} | ${percentile(roundTrips, 0.99).toFixed(1)} |`,
   );
   console.log(
-    `| settlement written alone (after the response) | ${percentile(settlements, 50).toFixed(1)} | ${percentile(settlements, 99).toFixed(1)} |`,
+    `| settlement written alone (after the response) | ${percentile(settlements, 0.5).toFixed(1)} | ${percentile(settlements, 0.99).toFixed(1)} |`,
   );
 }
 
@@ -171,10 +168,10 @@ function printRows(rows: Array<[string, number[], number[]]>): void {
   console.log('|---|---|---|---|---|---|---|');
   for (const [label, baseline, through] of rows) {
     const [b50, b99, g50, g99] = [
-      percentile(baseline, 50),
-      percentile(baseline, 99),
-      percentile(through, 50),
-      percentile(through, 99),
+      percentile(baseline, 0.5),
+      percentile(baseline, 0.99),
+      percentile(through, 0.5),
+      percentile(through, 0.99),
     ];
     console.log(
       `| ${label} | ${fmt(b50)} | ${fmt(b99)} | ${fmt(g50)} | ${fmt(g99)} | ${fmt(g50 - b50)} | ${fmt(g99 - b99)} |`,

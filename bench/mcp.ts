@@ -31,6 +31,7 @@ import { createHttpApp } from '../src/apps/create-http-app.js';
 import { McpAppModule, mcpHttpAppOptions, secureMcpHttp } from '../src/apps/mcp.app-module.js';
 import { loadConfig } from '../src/config/config.js';
 import { McpKeysService } from '../src/modules/mcp/index.js';
+import { ascending, median, percentile } from './support/stats.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -192,14 +193,9 @@ async function timed(
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuMicros = (((await cpuSecondsOf(server.child.pid)) - cpuBefore) * 1e6) / calls;
-  latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  ascending(latencies);
+  const pick = (fraction: number) => percentile(latencies, fraction);
   return { perSecond: calls / seconds, p50: pick(0.5), p95: pick(0.95), cpuMicros };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 function medianRound(runs: Figures[]): Figures {

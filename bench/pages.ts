@@ -19,6 +19,7 @@ import { loadConfig } from '../src/config/config.js';
 import { defaultSettings } from '../src/modules/gateway/gateway-settings.js';
 import { FakeOllama } from '../test/fixtures/fake-ollama.js';
 import { firstRenderMs, scriptAndStyleBytes, startBrowser } from '../test/support/browser.js';
+import { percentile } from './support/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,10 +38,6 @@ const READY: Record<string, string> = {
   '/playground/': '#prompt',
   '/live': '#start',
 };
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-bench-pages-'));
@@ -92,10 +89,10 @@ async function main(): Promise<void> {
       ready.sort((a, b) => a - b);
       rows.push([
         path,
-        percentile(paints, 50).toFixed(0),
-        percentile(paints, 95).toFixed(0),
-        percentile(ready, 50).toFixed(0),
-        percentile(ready, 95).toFixed(0),
+        percentile(paints, 0.5).toFixed(0),
+        percentile(paints, 0.95).toFixed(0),
+        percentile(ready, 0.5).toFixed(0),
+        percentile(ready, 0.95).toFixed(0),
         (bytes / 1024).toFixed(1),
       ]);
     }

@@ -10,14 +10,15 @@
  */
 import { spawn } from 'node:child_process';
 import { PythonRunner, findPythonSandbox } from '../src/modules/mcp/index.js';
+import { ascending, percentile } from './support/stats.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 10);
 const CODE = 'print(sum(range(1000)))';
 const rows: string[][] = [];
 
 function summarize(label: string, latencies: number[]): void {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  const sorted = ascending([...latencies]);
+  const pick = (fraction: number) => percentile(sorted, fraction);
   rows.push([label, String(sorted.length), pick(0.5).toFixed(0), pick(0.95).toFixed(0), sorted.at(-1)!.toFixed(0)]);
 }
 

@@ -31,6 +31,7 @@ import { JwtService } from '@nestjs/jwt';
 import { TokenVerifier } from '../src/auth/token-verifier.js';
 import { startRegistryProcess } from './support/registry-process.js';
 import { parseWrkOutput, wrkInstalled } from './support/wrk.js';
+import { ascending, percentile } from './support/stats.js';
 
 const MIB = 1024 * 1024;
 const PACKAGES = 10_000;
@@ -192,8 +193,8 @@ async function detailLoad(baseUrl: string, onlyPackage?: string, serverPid?: num
   const elapsed = (Date.now() - started) / 1000;
   const cpuMs = (await cpuMsOf(serverPid)) - cpuBefore;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  ascending(latencies);
+  const at = (fraction: number) => percentile(latencies, fraction);
   return {
     requests: latencies.length,
     rps: latencies.length / elapsed,

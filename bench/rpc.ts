@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AccessPolicyStore, RpcPeerNode, policyPath } from '../src/modules/rpc/index.js';
+import { ascending, percentile } from './support/stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
@@ -78,8 +79,8 @@ async function measure(path: string, calls: number, inFlight: number, once: () =
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (fraction: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))];
+  ascending(latencies);
+  const at = (fraction: number) => percentile(latencies, fraction);
   return {
     path,
     mode: inFlight === 1 ? '1 in flight' : `${inFlight} in flight`,

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FOREGROUND_CHECKPOINT_PAGES, SqliteCheckpointer } from '../src/database/sqlite-checkpointer.js';
+import { ascending, percentile } from './support/stats.js';
 
 interface Statement {
   run(...values: unknown[]): unknown;
@@ -65,8 +66,8 @@ async function run(mode: 'in the commit' | 'own thread'): Promise<string> {
   await checkpointer?.stop();
   database.close();
   rmSync(directory, { recursive: true, force: true });
-  times.sort((a, b) => a - b);
-  const at = (share: number) => times[Math.min(times.length - 1, Math.floor(share * times.length))].toFixed(1);
+  ascending(times);
+  const at = (share: number) => percentile(times, share).toFixed(1);
   const mean = (times.reduce((sum, value) => sum + value, 0) / times.length).toFixed(1);
   return `| ${mode} | ${at(0.5)} | ${at(0.99)} | ${at(0.999)} | ${times[times.length - 1].toFixed(0)} | ${mean} |`;
 }

@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { freePortRange } from '../test/support/free-ports.js';
+import { median } from './support/stats.js';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '5' }, kinds: { type: 'string', default: 'http,ws' } },
@@ -75,8 +76,6 @@ async function startOnce(kind: 'http' | 'ws', port: number, dataDir: string): Pr
     await exited;
   }
 }
-
-const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tb-bench-start-'));

@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseWrkOutput, wrkInstalled } from './support/wrk.js';
+import { ascending, percentile } from './support/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -167,8 +168,8 @@ async function nodeLoad(url: string): Promise<LoadFigures> {
   );
   const elapsed = (Date.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  ascending(latencies);
+  const at = (fraction: number) => percentile(latencies, fraction);
   return {
     requests: latencies.length,
     rps: latencies.length / elapsed,

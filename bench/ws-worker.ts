@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config/config.js';
 import { startWsWorker } from '../src/cli/worker-ws.command.js';
+import { ascending, percentile } from './support/stats.js';
 
 const SECRET = 'bench-secret-0123456789abcdefghij';
 const argument = (name: string) =>
@@ -44,10 +45,6 @@ async function serve(): Promise<void> {
   const config = loadConfig(process.env, { services: ['wsWorker'] });
   const { url } = await startWsWorker(config, {}, { logger: ['error'] });
   process.send!({ tb: 'listening', url });
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }
 
 async function openAll(url: string, count: number): Promise<WebSocket[]> {
@@ -156,7 +153,7 @@ async function main(): Promise<void> {
 
     await echoLoad(sockets, 1000); // warm-up
     const { messages, latencies } = await echoLoad(sockets, seconds * 1000);
-    latencies.sort((first, second) => first - second);
+    ascending(latencies);
     const fan = await fanOut(sockets, 50);
     sockets.forEach((socket) => socket.terminate());
 
