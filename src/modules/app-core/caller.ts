@@ -1,5 +1,13 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ACCESS_LEVEL } from '../../auth/principal.js';
+import {
+  contextCaller,
+  enterCaller,
+  leaveCaller,
+  runWithContextCaller,
+  type EnteredCaller,
+} from '../../logging/request-context.js';
+
+export { enterCaller, leaveCaller, type EnteredCaller };
 
 /**
  * How a call reached the runner. Only `local` (the CLI's `tb functions run`, the function test run,
@@ -39,18 +47,17 @@ export function callerProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-const currentCallerStorage = new AsyncLocalStorage<Caller>();
-
 /**
  * The caller of the function running now (inside its synchronous body and its awaited continuations),
  * or undefined outside a run. A nested call a mod makes through `context.app` runs as this caller, so
- * an anonymous HTTP caller cannot reach an admin function through a mod that calls it.
+ * an anonymous HTTP caller cannot reach an admin function through a mod that calls it. It rides in the
+ * request's async context (logging/request-context.ts), one store for the request id and the caller.
  */
 export function currentCaller(): Caller | undefined {
-  return currentCallerStorage.getStore();
+  return contextCaller() as Caller | undefined;
 }
 
 /** Runs `body` with `caller` as the current caller. */
 export function runAsCaller<T>(caller: Caller, body: () => T): T {
-  return currentCallerStorage.run(caller, body);
+  return runWithContextCaller(caller, body);
 }
