@@ -1,13 +1,5 @@
 import { ACCESS_LEVEL } from '../../auth/principal.js';
-import {
-  contextCaller,
-  enterCaller,
-  leaveCaller,
-  runWithContextCaller,
-  type EnteredCaller,
-} from '../../logging/request-context.js';
-
-export { enterCaller, leaveCaller, type EnteredCaller };
+import { contextCaller, runWithContextCaller } from '../../logging/request-context.js';
 
 /**
  * How a call reached the runner. Only `local` (the CLI's `tb functions run`, the function test run,
@@ -33,7 +25,15 @@ export function anonymousCaller(transport: Exclude<CallerTransport, 'local'>): C
   return { level: ACCESS_LEVEL.NOT_LOGGED_IN, userId: null, transport };
 }
 
-const VALID_LEVELS: ReadonlySet<number> = new Set(Object.values(ACCESS_LEVEL));
+/** One of ACCESS_LEVEL's values, by comparisons: checked on every run, where a Set lookup cost more. */
+function isValidLevel(level: unknown): boolean {
+  return (
+    level === ACCESS_LEVEL.ADMIN ||
+    level === ACCESS_LEVEL.NOT_LOGGED_IN ||
+    level === ACCESS_LEVEL.LOGGED_IN ||
+    level === ACCESS_LEVEL.TRUSTED
+  );
+}
 
 /** Why `value` is not a usable caller, or undefined when it is one. */
 export function callerProblem(value: unknown): string | undefined {
@@ -41,8 +41,7 @@ export function callerProblem(value: unknown): string | undefined {
   if (typeof value !== 'object') return 'caller is not an object';
   const caller = value as Partial<Caller>;
   if (typeof caller.transport !== 'string' || caller.transport.length === 0) return 'caller has no transport';
-  if (typeof caller.level !== 'number' || !VALID_LEVELS.has(caller.level))
-    return `caller level ${String(caller.level)} is not one of -1, 0, 1, 2`;
+  if (!isValidLevel(caller.level)) return `caller level ${String(caller.level)} is not one of -1, 0, 1, 2`;
   if (caller.userId !== null && typeof caller.userId !== 'string') return 'caller userId must be a string or null';
   return undefined;
 }

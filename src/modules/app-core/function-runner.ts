@@ -1,5 +1,5 @@
 import { hasAccessLevel } from './access-level.js';
-import { callerProblem, currentCaller, enterCaller, leaveCaller, type Caller } from './caller.js';
+import { callerProblem, currentCaller, runAsCaller, type Caller } from './caller.js';
 import { FileFunctionCache, MemoryFunctionCache, callCacheKey } from './function-cache.js';
 import { ArgumentError, bindArguments, type FunctionEntry } from './function-entry.js';
 import type { FunctionRegistry, RegistryLogger } from './function-registry.js';
@@ -89,13 +89,7 @@ export class FunctionRunner {
       const refusal = this.refusal(entry, caller!);
       if (refusal !== undefined) return refusal;
     }
-    // The function runs as its caller (what a nested call without one runs as), in its body and all it schedules.
-    const entered = enterCaller(caller!);
-    try {
-      return this.runChecked<T>(entry, options);
-    } finally {
-      leaveCaller(entered);
-    }
+    return runAsCaller(caller!, () => this.runChecked<T>(entry, options));
   }
 
   private runChecked<T>(entry: FunctionEntry, options: RunOptions): T | Result | Promise<T | Result> {
