@@ -13,7 +13,7 @@ import { assertAccess } from './access-check.js';
 import { ACCESS_METADATA, type AccessRule, type CredentialPolicy } from './access.decorators.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
 import { Authenticator } from './authenticator.js';
-import { USER_RESOLVER, type AuthenticatedRequest, type UserResolver } from './principal.js';
+import { USER_RESOLVER, type AuthenticatedRequest, type Principal, type UserResolver } from './principal.js';
 
 export { bearerToken } from './credentials.js';
 export { isAdmin } from './access-check.js';
@@ -60,14 +60,28 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     return policy;
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous for a request without credentials (no promise on the hot path of open routes). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const rule = this.rules.of(context) ?? NO_RULE;
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     if (rule.ignoreToken) return true;
     if (rule.ignoreTokenWhen && this.policy(rule.ignoreTokenWhen).ignoresCredentials(request)) return true;
 
-    const principal = await this.authenticator.authenticate(request);
+    const principal = this.authenticator.authenticate(request);
+    if (principal === null) {
+      assertAccess(rule, request, this.authenticator.strategyNames, this.options.messages);
+      return true;
+    }
+    return this.activateAs(principal, rule, request);
+  }
+
+  private async activateAs(
+    found: Principal | Promise<Principal | null>,
+    rule: AccessRule,
+    request: Request & AuthenticatedRequest,
+  ): Promise<boolean> {
+    const principal = await found;
     if (principal) {
       request.principal = principal;
       if (this.users) request.user = await this.users.resolve(principal);

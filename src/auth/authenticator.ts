@@ -44,13 +44,38 @@ export class Authenticator implements OnModuleInit {
     return authenticator;
   }
 
-  /** The caller, null when no credential was sent; UNAUTHORIZED when any credential sent is bad. */
-  async authenticate(request: CredentialRequest): Promise<Principal | null> {
+  /**
+   * The caller, null when no credential was sent; UNAUTHORIZED when any credential sent is bad. Synchronous
+   * (null) when every strategy answered at once that its credential is absent; a Promise as soon as one has to
+   * check a credential, and every later strategy is still asked.
+   */
+  authenticate(request: CredentialRequest): Principal | null | Promise<Principal | null> {
+    const strategies = this.resolved;
     let found: Principal | null = null;
-    for (const strategy of this.resolved) {
+    for (let index = 0; index < strategies.length; index++) {
+      const outcome = strategies[index].authenticate(request);
+      if (isPromise(outcome)) return this.authenticateFrom(request, index, outcome, found);
+      found ??= outcome;
+    }
+    return found;
+  }
+
+  /** The rest of `authenticate` once strategy `index` answered with `pending`. */
+  private async authenticateFrom(
+    request: CredentialRequest,
+    index: number,
+    pending: Promise<Principal | null>,
+    found: Principal | null,
+  ): Promise<Principal | null> {
+    found ??= await pending;
+    for (const strategy of this.resolved.slice(index + 1)) {
       const principal = await strategy.authenticate(request);
       found ??= principal;
     }
     return found;
   }
+}
+
+function isPromise(value: unknown): value is Promise<Principal | null> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }

@@ -71,11 +71,12 @@ export type CredentialRequest = Pick<Request, 'headers'>;
 /**
  * One way of proving who the caller is. `authenticate` returns null when the request carries none of
  * this strategy's credential, and throws PlatformError('UNAUTHORIZED') when it carries one that is bad
- * (never treat a bad credential as anonymous).
+ * (never treat a bad credential as anonymous). It may answer null synchronously when the credential is absent
+ * (most requests to an open route carry none: no promise for them), and answers through a Promise otherwise.
  */
 export interface AuthStrategy {
   readonly name: AuthStrategyName;
-  authenticate(request: CredentialRequest): Promise<Principal | null>;
+  authenticate(request: CredentialRequest): Principal | null | Promise<Principal | null>;
 }
 
 /** Implemented by a service that keeps its own user records (the registry); optional elsewhere. */

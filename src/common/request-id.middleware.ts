@@ -13,7 +13,7 @@ export function requestIdMiddleware(request: Request, response: Response, next: 
   const id = typeof given === 'string' && ACCEPTED_ID.test(given) ? given : randomUUID();
   (request as Request & { id: string }).id = id;
   response.setHeader('X-Request-Id', id);
-  runInRequestContext(id, () => next());
+  runInRequestContext(id, next);
 }
 
 export function requestIdOf(request: unknown): string {

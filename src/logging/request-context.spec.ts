@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
-import { currentRequestId } from './request-context.js';
+import { contextCaller, currentRequestId, runInRequestContext, runWithContextCaller } from './request-context.js';
 
 function handle(headers: Record<string, string>): Promise<{ seen: string | undefined; echoed: unknown }> {
   const echoed: Record<string, unknown> = {};
@@ -27,5 +27,43 @@ describe('request context', () => {
 
   it('has no request id outside a request', () => {
     expect(currentRequestId()).toBeUndefined();
+  });
+
+  it('keeps the request id inside a caller context, and the request without the caller after it', async () => {
+    const caller = { level: 0, userId: null, transport: 'http' };
+    const seen = await runInRequestContext('req-1', async () => {
+      const inside = runWithContextCaller(caller, () =>
+        Promise.resolve().then(() => [currentRequestId(), contextCaller()]),
+      );
+      return [await inside, [currentRequestId(), contextCaller()]];
+    });
+    expect(seen).toEqual([
+      ['req-1', caller],
+      ['req-1', undefined],
+    ]);
+  });
+
+  it('runs a nested call of another caller as that caller, then restores the outer one', () => {
+    const outer = { level: 1, userId: 'u1', transport: 'http' };
+    const inner = { level: -1, userId: null, transport: 'local' };
+    const seen = runInRequestContext('req-2', () =>
+      runWithContextCaller(outer, () => {
+        const nested = runWithContextCaller(inner, () => contextCaller());
+        const same = runWithContextCaller(outer, () => contextCaller());
+        return [nested, same, contextCaller(), currentRequestId()];
+      }),
+    );
+    expect(seen).toEqual([inner, outer, outer, 'req-2']);
+    expect(contextCaller()).toBeUndefined();
+  });
+
+  it('leaves the context as it was when the body throws', () => {
+    const caller = { level: 0, userId: null, transport: 'http' };
+    expect(() =>
+      runWithContextCaller(caller, () => {
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(contextCaller()).toBeUndefined();
   });
 });

@@ -18,10 +18,16 @@ export class JwtBearerStrategy implements AuthStrategy {
     private readonly revocations: Revocations,
   ) {}
 
-  async authenticate(request: CredentialRequest): Promise<Principal | null> {
-    const token = bearerToken(request.headers.authorization);
-    if (!token) return null;
-    const principal = this.verifier.verify(token);
+  /** Null at once without a Bearer token (no promise on the hot path of open routes). */
+  authenticate(request: CredentialRequest): Promise<Principal | null> | null {
+    const header = request.headers.authorization;
+    if (!header) return null;
+    return this.verified(header);
+  }
+
+  /** A header of another scheme or a bad token rejects (never a synchronous throw). */
+  private async verified(header: string): Promise<Principal> {
+    const principal = this.verifier.verify(bearerToken(header)!);
     await assertTokenLive(this.revocations, principal);
     return principal;
   }

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ACCESS_LEVEL } from '../../auth/principal.js';
+import { contextCaller, runWithContextCaller } from '../../logging/request-context.js';
 
 /**
  * How a call reached the runner. Only `local` (the CLI's `tb functions run`, the function test run,
@@ -25,7 +25,15 @@ export function anonymousCaller(transport: Exclude<CallerTransport, 'local'>): C
   return { level: ACCESS_LEVEL.NOT_LOGGED_IN, userId: null, transport };
 }
 
-const VALID_LEVELS: ReadonlySet<number> = new Set(Object.values(ACCESS_LEVEL));
+/** One of ACCESS_LEVEL's values, by comparisons: checked on every run, where a Set lookup cost more. */
+function isValidLevel(level: unknown): boolean {
+  return (
+    level === ACCESS_LEVEL.ADMIN ||
+    level === ACCESS_LEVEL.NOT_LOGGED_IN ||
+    level === ACCESS_LEVEL.LOGGED_IN ||
+    level === ACCESS_LEVEL.TRUSTED
+  );
+}
 
 /** Why `value` is not a usable caller, or undefined when it is one. */
 export function callerProblem(value: unknown): string | undefined {
@@ -33,24 +41,22 @@ export function callerProblem(value: unknown): string | undefined {
   if (typeof value !== 'object') return 'caller is not an object';
   const caller = value as Partial<Caller>;
   if (typeof caller.transport !== 'string' || caller.transport.length === 0) return 'caller has no transport';
-  if (typeof caller.level !== 'number' || !VALID_LEVELS.has(caller.level))
-    return `caller level ${String(caller.level)} is not one of -1, 0, 1, 2`;
+  if (!isValidLevel(caller.level)) return `caller level ${String(caller.level)} is not one of -1, 0, 1, 2`;
   if (caller.userId !== null && typeof caller.userId !== 'string') return 'caller userId must be a string or null';
   return undefined;
 }
 
-const currentCallerStorage = new AsyncLocalStorage<Caller>();
-
 /**
  * The caller of the function running now (inside its synchronous body and its awaited continuations),
  * or undefined outside a run. A nested call a mod makes through `context.app` runs as this caller, so
- * an anonymous HTTP caller cannot reach an admin function through a mod that calls it.
+ * an anonymous HTTP caller cannot reach an admin function through a mod that calls it. It rides in the
+ * request's async context (logging/request-context.ts), one store for the request id and the caller.
  */
 export function currentCaller(): Caller | undefined {
-  return currentCallerStorage.getStore();
+  return contextCaller() as Caller | undefined;
 }
 
 /** Runs `body` with `caller` as the current caller. */
 export function runAsCaller<T>(caller: Caller, body: () => T): T {
-  return currentCallerStorage.run(caller, body);
+  return runWithContextCaller(caller, body);
 }

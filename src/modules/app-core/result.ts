@@ -40,6 +40,8 @@ export interface ResultOptions {
   origin?: unknown;
 }
 
+const NO_HTTP_HEADERS: ReadonlyArray<readonly [string, string]> = Object.freeze([]);
+
 const ERROR_KINDS: ReadonlySet<string> = new Set(['none', 'InputError', 'InternalError', 'CustomError']);
 
 /** A short type name for `ok()` results: `null`, `string`, `number`, `boolean`, `array`, `binary`, `object`. */
@@ -59,9 +61,10 @@ export class Result<T = unknown> {
   info: ResultInfo;
   /**
    * Headers the HTTP worker adds to the answer (`Set-Cookie` of a logout); never part of the wire Result,
-   * so other transports ignore them.
+   * so other transports ignore them. Add them with `withHttpHeader`: until then every Result shares one empty
+   * list (most never carry a header, and each call makes a Result).
    */
-  httpHeaders: Array<[string, string]> = [];
+  httpHeaders: ReadonlyArray<readonly [string, string]> = NO_HTTP_HEADERS;
 
   constructor(
     error: ResultErrorKind,
@@ -238,13 +241,13 @@ export class Result<T = unknown> {
     return (data === null || data === undefined ? fallback : data) as V;
   }
 
-  /** The wire shape; nested Results are serialised as wire objects too. */
   /** Adds a header for the HTTP answer (see `httpHeaders`); returns this Result. */
   withHttpHeader(name: string, value: string): this {
-    this.httpHeaders.push([name, value]);
+    this.httpHeaders = [...this.httpHeaders, [name, value]];
     return this;
   }
 
+  /** The wire shape; nested Results are serialised as wire objects too. */
   toJSON(): ResultWire {
     const data = this.result.data;
     return {

@@ -1,4 +1,4 @@
-import { All, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res, applyDecorators } from '@nestjs/common';
+import { All, Controller, Delete, Get, HttpCode, Post, Put, Req, Res, applyDecorators } from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
   ApiExtraModels,
@@ -43,7 +43,11 @@ const FunctionRoute = (method: string) =>
     ApiInternalServerErrorResponse({ description: 'The function failed; carries request_id', type: ResultWireDto }),
   );
 
-/** `/api/{module}/{function}`: every application-core function registered with `api: true`. */
+/**
+ * `/api/{module}/{function}`: every application-core function registered with `api: true`. The gateway reads the
+ * two path segments from `request.params` itself: `@Param` arguments would run the global validation pipe on every
+ * request for two strings the route has already matched (the OpenAPI document names them through `ApiParam`).
+ */
 @ApiTags('functions')
 @ApiExtraModels(ResultWireDto)
 @Public({ ignoreTokenWhen: FunctionGateway })
@@ -53,58 +57,33 @@ export class FunctionApiController {
 
   @Get(ROUTE)
   @FunctionRoute('GET')
-  get(
-    @Param('module') module: string,
-    @Param('function') fn: string,
-    @Req() request: Request,
-    @Res() response: Response,
-  ) {
-    return this.gateway.handle(module, fn, request, response);
+  get(@Req() request: Request, @Res() response: Response) {
+    return this.gateway.handle(request, response);
   }
 
   @Post(ROUTE)
   @HttpCode(200)
   @FunctionRoute('POST')
-  post(
-    @Param('module') module: string,
-    @Param('function') fn: string,
-    @Req() request: Request,
-    @Res() response: Response,
-  ) {
-    return this.gateway.handle(module, fn, request, response);
+  post(@Req() request: Request, @Res() response: Response) {
+    return this.gateway.handle(request, response);
   }
 
   @Put(ROUTE)
   @FunctionRoute('PUT')
-  put(
-    @Param('module') module: string,
-    @Param('function') fn: string,
-    @Req() request: Request,
-    @Res() response: Response,
-  ) {
-    return this.gateway.handle(module, fn, request, response);
+  put(@Req() request: Request, @Res() response: Response) {
+    return this.gateway.handle(request, response);
   }
 
   @Delete(ROUTE)
   @FunctionRoute('DELETE')
-  delete(
-    @Param('module') module: string,
-    @Param('function') fn: string,
-    @Req() request: Request,
-    @Res() response: Response,
-  ) {
-    return this.gateway.handle(module, fn, request, response);
+  delete(@Req() request: Request, @Res() response: Response) {
+    return this.gateway.handle(request, response);
   }
 
   /** Any other method (PATCH, OPTIONS without CORS …): 405 with Allow, or 404 for an unknown function. */
   @All(ROUTE)
   @ApiExcludeEndpoint()
-  other(
-    @Param('module') module: string,
-    @Param('function') fn: string,
-    @Req() request: Request,
-    @Res() response: Response,
-  ) {
-    return this.gateway.handle(module, fn, request, response);
+  other(@Req() request: Request, @Res() response: Response) {
+    return this.gateway.handle(request, response);
   }
 }

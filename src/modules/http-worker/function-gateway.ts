@@ -15,7 +15,7 @@ import {
 } from '../app-core/index.js';
 import { decideAccess } from './function-access.js';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
-import { readRequestArguments, type RequestArguments } from './request-kwargs.js';
+import { queryArguments, readRequestArguments, type RequestArguments } from './request-kwargs.js';
 import { sendOutcome } from './result-response.js';
 
 /** What a function registered with `request_as_kwarg` receives as its `request` keyword argument. */
@@ -40,6 +40,10 @@ export interface FunctionRequest {
     session_id: string | null;
     via: string;
   } | null;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
 /** The methods a function answers, with HEAD wherever GET is (the `Allow` header of a 405). */
@@ -71,7 +75,13 @@ export class FunctionGateway implements CredentialPolicy {
     return entry?.options.api === true && entry.options.ignoreCredentials;
   }
 
-  async handle(moduleName: string, functionName: string, request: Request, response: Response): Promise<void> {
+  /**
+   * Answers `/api/{module}/{function}`. Synchronous from the request to the answer when nothing has to be awaited
+   * (a GET or HEAD, a synchronous function, a JSON answer): each promise of the request would otherwise carry the
+   * request's async context (AsyncLocalStorage hooks) for nothing.
+   */
+  handle(request: Request, response: Response): void | Promise<void> {
+    const { module: moduleName, function: functionName } = request.params as { module: string; function: string };
     const entry = this.functions.get(`${moduleName}.${functionName}`);
     if (entry === undefined || !entry.options.api) {
       throw new PlatformError('NOT_FOUND', `No API function ${moduleName}.${functionName}`);
@@ -104,24 +114,48 @@ export class FunctionGateway implements CredentialPolicy {
     if (!decision.allowed) {
       throw new PlatformError(decision.status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', decision.message);
     }
+    const caller: Caller = {
+      level: callerLevel ?? 0,
+      userId: principal?.platformUserId ?? null,
+      transport: 'http',
+    };
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      // No body and nothing to clean up: run and answer without awaiting what is already there.
+      const call = queryArguments(request);
+      const outcome = this.run(entry, authenticated, call, caller);
+      return isThenable(outcome)
+        ? Promise.resolve(outcome).then((value) => sendOutcome(value, request, response, requestIdOf(request)))
+        : sendOutcome(outcome, request, response, requestIdOf(request));
+    }
+    return this.handleWithBody(entry, authenticated, response, caller);
+  }
 
-    const requestId = requestIdOf(request);
+  private async handleWithBody(
+    entry: FunctionEntry,
+    request: Request & AuthenticatedRequest,
+    response: Response,
+    caller: Caller,
+  ): Promise<void> {
     const call = await readRequestArguments(request, response, this.options);
     try {
-      const caller: Caller = {
-        level: callerLevel ?? 0,
-        userId: principal?.platformUserId ?? null,
-        transport: 'http',
-      };
-      const outcome = await this.core.runFunction(entry.key, {
-        kwargs: call.kwargs,
-        caller,
-        request: entry.options.requestAsKwarg ? this.requestArgument(authenticated, call, requestId) : undefined,
-      });
-      await sendOutcome(outcome, request, response, requestId);
+      const outcome = await this.run(entry, request, call, caller);
+      await sendOutcome(outcome, request, response, requestIdOf(request));
     } finally {
       await call.cleanup();
     }
+  }
+
+  private run(
+    entry: FunctionEntry,
+    request: Request & AuthenticatedRequest,
+    call: RequestArguments,
+    caller: Caller,
+  ): unknown {
+    return this.core.runFunction(entry.key, {
+      kwargs: call.kwargs,
+      caller,
+      request: entry.options.requestAsKwarg ? this.requestArgument(request, call, requestIdOf(request)) : undefined,
+    });
   }
 
   private methodsOf(entry: FunctionEntry): string[] {

@@ -41,6 +41,13 @@ const MAX_FILES = 20;
 const MAX_FIELDS = 200;
 const NOTHING_TO_CLEAN = async () => undefined;
 
+/** The keyword arguments of a request without a body (GET, HEAD): its query string, nothing to clean up. */
+export function queryArguments(request: Request): RequestArguments {
+  const kwargs: Record<string, unknown> = {};
+  assignArguments(kwargs, request.query as Record<string, unknown>);
+  return { kwargs, body: undefined, files: {}, cleanup: NOTHING_TO_CLEAN };
+}
+
 /**
  * A call's keyword arguments: the query string, then form fields (urlencoded or multipart, files streamed
  * to disk under the cap), then the JSON body's fields — a later source wins. A repeated query or form key
@@ -51,10 +58,9 @@ export async function readRequestArguments(
   response: Response,
   limits: KwargLimits,
 ): Promise<RequestArguments> {
+  if (request.method === 'GET' || request.method === 'HEAD') return queryArguments(request);
   const kwargs: Record<string, unknown> = {};
   assignArguments(kwargs, request.query as Record<string, unknown>);
-  if (request.method === 'GET' || request.method === 'HEAD')
-    return { kwargs, body: undefined, files: {}, cleanup: NOTHING_TO_CLEAN };
 
   const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
   if (contentType.startsWith('multipart/form-data')) {

@@ -32,14 +32,14 @@ function errorBody(result: Result, status: number, requestId: string): object {
 /**
  * Answers with a function's outcome: the whole Result as JSON by default; `html`, `redirect`, `file`/`binary`
  * and `stream` as their natural responses; an error Result with its status (errorStatusOf). A `row` function's
- * raw value is sent as JSON (bytes as octet-stream).
+ * raw value is sent as JSON (bytes as octet-stream). Synchronous except for a stream (a Promise then).
  */
-export async function sendOutcome(
+export function sendOutcome(
   outcome: unknown,
   request: Request,
   response: Response,
   requestId: string,
-): Promise<void> {
+): void | Promise<void> {
   if (!(outcome instanceof Result)) {
     if (outcome instanceof Uint8Array) {
       response.type('application/octet-stream').send(bytesOf(outcome));
@@ -82,10 +82,8 @@ export async function sendOutcome(
       return;
     }
     case 'stream':
-      if (isIterable(data)) {
-        await sendStream(data, outcome.result.data_info || 'text/event-stream', request, response, requestId);
-        return;
-      }
+      if (isIterable(data))
+        return sendStream(data, outcome.result.data_info || 'text/event-stream', request, response, requestId);
       break;
     default:
       break;

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { Request, Response } from 'express';
 import type { HttpWorkerOptions } from './http-worker.options.js';
 import { WorkerLifecycle } from './worker-lifecycle.js';
 import { WorkerMetrics } from './worker-metrics.js';
@@ -7,19 +8,28 @@ import { WorkerMetrics } from './worker-metrics.js';
 const sockets: Socket[] = [];
 const waitMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A plain HTTP server watched by a lifecycle; requests to `/slow` wait until `release()`. */
+/**
+ * A plain HTTP server watched by a lifecycle, each request counted by its `track` middleware but `/untracked` (as a
+ * CORS preflight answered before it); requests to `/slow` wait until `release()`.
+ */
 async function watchedServer() {
-  const lifecycle = new WorkerLifecycle({ workerId: 'w-spec' } as HttpWorkerOptions, new WorkerMetrics());
+  const metrics = new WorkerMetrics();
+  const lifecycle = new WorkerLifecycle({ workerId: 'w-spec' } as HttpWorkerOptions, metrics);
   const waiting: ServerResponse[] = [];
   const server: Server = createServer((request, response) => {
-    if (request.url === '/slow') waiting.push(response);
-    else response.end('ok');
+    const answer = () => {
+      if (request.url === '/slow') waiting.push(response);
+      else response.end('ok');
+    };
+    if (request.url === '/untracked') answer();
+    else lifecycle.track(request as Request, response as Response, answer);
   });
   lifecycle.watch(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     lifecycle,
+    metrics,
     release: () => waiting.splice(0).forEach((response) => response.end('slow')),
     /** A raw keep-alive connection; `get(path)` resolves with the answer's head. */
     async open() {
@@ -106,6 +116,31 @@ describe('WorkerLifecycle connections', () => {
       expect(await server.lifecycle.whenConnectionsQuiet(60_000, 1000)).toBe(true);
       expect(Date.now() - started).toBeLessThan(500);
     } finally {
+      await server.close();
+    }
+  });
+
+  it('counts each tracked request once until its answer, and a connection lost before it as 499', async () => {
+    const server = await watchedServer();
+    const counts = () =>
+      server.metrics.snapshot({ workerId: 'w-spec', inFlight: server.lifecycle.inFlight, draining: false });
+    try {
+      const { get } = await server.open();
+      await get('/');
+      await get('/untracked');
+      const lost = await server.open();
+      void lost.get('/slow');
+      await waitMs(50);
+      expect([server.lifecycle.inFlight, counts().requests_total]).toEqual([1, 1]);
+      lost.socket.destroy();
+      await waitMs(50);
+      const after = counts();
+      expect([after.in_flight, after.requests_total, after.requests_success, after.requests_error]).toEqual([
+        0, 2, 1, 1,
+      ]);
+      expect(await server.lifecycle.whenIdle(0)).toBe(true);
+    } finally {
+      server.release();
       await server.close();
     }
   });

@@ -5,6 +5,10 @@ import type { NextFunction, Request, Response } from 'express';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
+/** When `track` started counting a response (performance.now()), until its `close`. */
+const TRACKED_SINCE = Symbol('trackedSince');
+type TrackedResponse = ServerResponse & { [TRACKED_SINCE]?: number };
+
 /**
  * The worker's life: requests in flight, open connections, and the drain that SIGTERM starts (`/health` answers
  * 503, every answer carries `Connection: close`, the listener takes no new connections, in-flight requests finish,
@@ -15,6 +19,8 @@ export class WorkerLifecycle {
   readonly workerId: string;
   private drainingSince: number | null = null;
   private inFlightCount = 0;
+  /** Whether `watch` follows every response's `close` (then `track` adds no listener of its own). */
+  private watching = false;
   private idleWaiters: Array<() => void> = [];
   /** Each open connection: the answer it is busy with, or since when it has been idle (accepted or answered). */
   private readonly connections = new Map<Socket, ServerResponse | number>();
@@ -41,13 +47,10 @@ export class WorkerLifecycle {
   readonly track = (request: Request, response: Response, next: NextFunction): void => {
     this.inFlightCount += 1;
     if (request.headers['x-forwarded-for'] !== undefined) this.metrics.recordProxied();
-    const started = performance.now();
-    // `close` follows every response, finished or cut off (one listener keeps the hot path light).
-    response.once('close', () => {
-      this.metrics.record(response.writableFinished ? response.statusCode : 499, performance.now() - started);
-      this.inFlightCount -= 1;
-      if (this.inFlightCount === 0) this.notifyIdle();
-    });
+    (response as TrackedResponse)[TRACKED_SINCE] = performance.now();
+    // `close` follows every response, finished or cut off. On a watched server the one `close` listener `watch`
+    // adds to every response ends the count too (one listener and no closure per request on the hot path).
+    if (!this.watching) response.once('close', () => this.untrack(response));
     next();
   };
 
@@ -57,6 +60,7 @@ export class WorkerLifecycle {
    * 414) — so each connection nginx uses during a drain closes after its answer.
    */
   watch(server: Server): void {
+    this.watching = true;
     server.on('connection', (socket: Socket) => {
       this.connections.set(socket, Date.now());
       socket.once('close', () => this.connections.delete(socket));
@@ -67,8 +71,19 @@ export class WorkerLifecycle {
       if (this.draining) response.setHeader('Connection', 'close');
       response.once('close', () => {
         if (this.connections.get(socket) === response) this.connections.set(socket, Date.now());
+        this.untrack(response);
       });
     });
+  }
+
+  /** Ends the count of a response `track` counted (once; nothing for one it never saw, such as a preflight). */
+  private untrack(response: ServerResponse): void {
+    const since = (response as TrackedResponse)[TRACKED_SINCE];
+    if (since === undefined) return;
+    (response as TrackedResponse)[TRACKED_SINCE] = undefined;
+    this.metrics.record(response.writableFinished ? response.statusCode : 499, performance.now() - since);
+    this.inFlightCount -= 1;
+    if (this.inFlightCount === 0) this.notifyIdle();
   }
 
   startDraining(): void {
