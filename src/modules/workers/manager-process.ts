@@ -28,7 +28,7 @@ import type { ClusterView, WorkerInfo } from './cluster-view.js';
 import { loadManagerSecret } from './manager-secret.js';
 import { lowestFreePort, portRange } from './ports.js';
 import { collectWorkerMetrics, proxiedRequests, type WorkerMetricsView } from './metrics-collector.js';
-import { PROXY_FAIL_TIMEOUT_SECONDS } from './nginx/site-config.js';
+import { WORKER_SLOT_FAIL_TIMEOUT_SECONDS } from './nginx/site-config.js';
 import { warmUp } from './proxy-warm-up.js';
 
 /** What `DATA_DIR/manager.json` (mode 0600) holds: how the other `tb workers` commands find the manager. */
@@ -150,7 +150,7 @@ export interface RollingUpdateState {
 
 /**
  * nginx keeps a failure's time in whole seconds and retries a port once more than `fail_timeout` seconds have passed:
- * 5 to 6 s after the refusal; past the margin a worker ready since then surely gets requests again.
+ * 1 to 2 s after the refusal for a worker port; past the margin a worker ready since then surely gets requests again.
  */
 const FAIL_TIMEOUT_MARGIN_MS = 1_500;
 
@@ -763,7 +763,7 @@ export class ManagerProcess {
         },
         {
           until,
-          limitMs: PROXY_FAIL_TIMEOUT_SECONDS * 1000 + FAIL_TIMEOUT_MARGIN_MS,
+          limitMs: WORKER_SLOT_FAIL_TIMEOUT_SECONDS * 1000 + FAIL_TIMEOUT_MARGIN_MS,
           burstRequests: 2 * this.portsOf('http').length,
           pauseMs: SERVING_POLL_MS,
         },

@@ -401,7 +401,7 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
     const wider = await runTb(main, ['workers', 'nginx-config', '--force'], { ...env, MANAGER_HTTP_PORT_SLOTS: '8' });
     expect(wider.stdout).toContain('nginx -t: configuration OK');
     const site = await readFile(join(nginx.confDir, 'box-available', 'toolbox'), 'utf8');
-    expect(site).toContain(`server 127.0.0.1:${manager.httpBase + 7} max_fails=1 fail_timeout=5s;`);
+    expect(site).toContain(`server 127.0.0.1:${manager.httpBase + 7} max_fails=1 fail_timeout=1s;`);
     expect(site).not.toMatch(/\bdown;/);
     expect((await tb(['workers', 'nginx-reload'])).code).toBe(0);
     expect((await fetch(`${nginx.url}/api/ping`)).status).toBe(200);

@@ -29,7 +29,7 @@ describe('renderSiteConfig', () => {
   it('lists every pre-allocated HTTP port in a least_conn upstream with the passive check', () => {
     const text = renderSiteConfig(input);
     expect(text).toMatch(/upstream toolbox_http \{\n {4}least_conn;/);
-    for (const port of input.httpPorts) expect(text).toContain(`server 127.0.0.1:${port} max_fails=1 fail_timeout=5s;`);
+    for (const port of input.httpPorts) expect(text).toContain(`server 127.0.0.1:${port} max_fails=1 fail_timeout=1s;`);
     expect(text).toContain('keepalive 64;');
   });
 
@@ -41,9 +41,10 @@ describe('renderSiteConfig', () => {
   it('marks no port down: a port without a worker refuses the connect and nginx tries the next one', () => {
     const text = renderSiteConfig(input);
     expect(text).not.toMatch(/\bdown;/);
-    const upstreams = text.match(/server 127\.0\.0\.1:\d+ max_fails=1 fail_timeout=5s;/g)!;
-    // Every worker port, and this node's registry and MCP transport.
-    expect(upstreams).toHaveLength(input.httpPorts.length + input.wsPorts.length + 2);
+    // Every worker port skipped for 1 s after a refused connect; this node's registry and MCP transport for 5 s.
+    const slots = text.match(/server 127\.0\.0\.1:\d+ max_fails=1 fail_timeout=1s;/g)!;
+    expect(slots).toHaveLength(input.httpPorts.length + input.wsPorts.length);
+    expect(text.match(/server 127\.0\.0\.1:\d+ max_fails=1 fail_timeout=5s;/g)).toHaveLength(2);
     expect(text).toMatch(/location \/api\/ \{[^}]*proxy_next_upstream error /);
   });
 
