@@ -31,7 +31,7 @@ import { JwtService } from '@nestjs/jwt';
 import { TokenVerifier } from '../src/auth/token-verifier.js';
 import { startRegistryProcess } from './support/registry-process.js';
 import { parseWrkOutput, wrkInstalled } from './support/wrk.js';
-import { ascending, percentile } from './support/stats.js';
+import { loadFigures } from './support/stats.js';
 
 const MIB = 1024 * 1024;
 const PACKAGES = 10_000;
@@ -193,13 +193,8 @@ async function detailLoad(baseUrl: string, onlyPackage?: string, serverPid?: num
   const elapsed = (Date.now() - started) / 1000;
   const cpuMs = (await cpuMsOf(serverPid)) - cpuBefore;
   agent.destroy();
-  ascending(latencies);
-  const at = (fraction: number) => percentile(latencies, fraction);
   return {
-    requests: latencies.length,
-    rps: latencies.length / elapsed,
-    p50: at(0.5),
-    p99: at(0.99),
+    ...loadFigures(latencies, elapsed),
     errors,
     cpuMsPer1000: (cpuMs * 1000) / latencies.length,
   };

@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseWrkOutput, wrkInstalled } from './support/wrk.js';
-import { ascending, percentile } from './support/stats.js';
+import { loadFigures } from './support/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -168,13 +168,8 @@ async function nodeLoad(url: string): Promise<LoadFigures> {
   );
   const elapsed = (Date.now() - started) / 1000;
   agent.destroy();
-  ascending(latencies);
-  const at = (fraction: number) => percentile(latencies, fraction);
   return {
-    requests: latencies.length,
-    rps: latencies.length / elapsed,
-    p50: at(0.5),
-    p99: at(0.99),
+    ...loadFigures(latencies, elapsed),
     errors,
     client: `Node http client, ${connections} sockets`,
   };

@@ -18,3 +18,17 @@ export function ascending(samples: number[]): number[] {
 export function median(values: readonly number[]): number {
   return percentile(ascending([...values]), 0.5);
 }
+
+/** Requests, requests/s, p50 and p99 of one closed-loop load (latencies in ms, sorted here) over `seconds`. */
+export function loadFigures(
+  latencies: number[],
+  seconds: number,
+): { requests: number; rps: number; p50: number; p99: number } {
+  ascending(latencies);
+  return {
+    requests: latencies.length,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
+}
