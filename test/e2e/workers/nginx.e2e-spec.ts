@@ -331,29 +331,37 @@ describe.each(backends())('the worker manager behind a real nginx ($name)', (bac
       }),
     );
 
-  it('answers a burst of concurrent requests right after an idle rolling update: nginx has used every new worker', async () => {
-    await markFreeSlotsFailed();
-    const client = await burstClient(32);
-    const { update } = await rollingUpdate();
-    expect(update).toMatchObject({ state: 'done', errors: [] });
-    const used = await proxiedCounts();
-    const failures = await client.burst();
-    client.close();
-    expect(failures).toEqual([]);
-    // The manager itself made nginx succeed once on each new port before the old workers left.
-    for (const count of used) expect(count.requests_proxied).toBeGreaterThan(0);
-  }, 120_000);
-
-  it('answers a burst of concurrent requests right after an idle restart: nginx has used every restarted worker', async () => {
-    await markFreeSlotsFailed();
-    const client = await burstClient(32);
-    expect((await manager.request('/api/restart', { method: 'POST' })).status).toBe(200);
-    const used = await proxiedCounts();
-    const failures = await client.burst();
-    client.close();
-    expect(failures).toEqual([]);
-    for (const count of used) expect(count.requests_proxied).toBeGreaterThan(0);
-  }, 120_000);
+  it.each([
+    [
+      'an idle rolling update',
+      'every new worker',
+      async () => {
+        const { update } = await rollingUpdate();
+        expect(update).toMatchObject({ state: 'done', errors: [] });
+      },
+    ],
+    [
+      'an idle restart',
+      'every restarted worker',
+      async () => {
+        expect((await manager.request('/api/restart', { method: 'POST' })).status).toBe(200);
+      },
+    ],
+  ])(
+    'answers a burst of concurrent requests right after %s: nginx has used %s',
+    async (_operation, _workers, operate) => {
+      await markFreeSlotsFailed();
+      const client = await burstClient(32);
+      await operate();
+      const used = await proxiedCounts();
+      const failures = await client.burst();
+      client.close();
+      expect(failures).toEqual([]);
+      // The manager itself made nginx succeed once on each new port before the old workers left.
+      for (const count of used) expect(count.requests_proxied).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 
   it('sees 0 failed requests and no nginx reload while every worker restarts; new processes serve afterwards', async () => {
     const before = await httpWorkers();
