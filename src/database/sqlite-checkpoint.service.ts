@@ -20,8 +20,9 @@ export class SqliteCheckpointService implements OnApplicationBootstrap, OnApplic
   onApplicationBootstrap(): void {
     const options = this.dataSource.options;
     if (options.type !== 'better-sqlite3' || options.database === ':memory:' || !this.dataSource.isInitialized) return;
-    const connection = (this.dataSource.driver as unknown as { databaseConnection: { pragma(sql: string): unknown } })
-      .databaseConnection;
+    const connection = (
+      this.dataSource.driver as unknown as { databaseConnection: { open?: boolean; pragma(sql: string): unknown } }
+    ).databaseConnection;
     connection.pragma(`wal_autocheckpoint = ${FOREGROUND_CHECKPOINT_PAGES}`);
     const checkpointer = new SqliteCheckpointer(options.database, {
       // Once, then as without the thread: the connection checkpoints by itself again at SQLite's default.
@@ -29,6 +30,8 @@ export class SqliteCheckpointService implements OnApplicationBootstrap, OnApplic
         if (this.checkpointer !== checkpointer) return;
         this.checkpointer = null;
         void checkpointer.stop();
+        // The app may be shutting down, its connection already closed: then nothing is left to give back.
+        if (connection.open === false) return;
         connection.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`);
         new Logger('SqliteCheckpoint').warn(
           `background checkpoints failed (${message}); the connection checkpoints by itself again`,
@@ -44,7 +47,8 @@ export class SqliteCheckpointService implements OnApplicationBootstrap, OnApplic
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.checkpointer?.stop();
+    const checkpointer = this.checkpointer;
     this.checkpointer = null;
+    await checkpointer?.stop();
   }
 }

@@ -70,6 +70,21 @@ describe('SqliteCheckpointer', () => {
     }
   });
 
+  it('reports nothing once stopped, not even the checkpoint its stop cut short', async () => {
+    const { file, connection } = writer('stopped.sqlite');
+    const errors: string[] = [];
+    // The first checkpoint starts the thread (tens of milliseconds): stop() lands while it is under way.
+    const checkpointer = new SqliteCheckpointer(file, { intervalMs: 1, walBytes: 1, onError: (m) => errors.push(m) });
+    try {
+      await until(() => checkpointer.running);
+      await checkpointer.stop();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(errors).toEqual([]);
+    } finally {
+      connection.close();
+    }
+  });
+
   it('gives the checkpoints back to the serving connection when the thread cannot open the file', async () => {
     // A WAL past the size beside a database file that is not there: the thread fails to open it.
     const file = join(directory, 'missing.sqlite');
@@ -88,6 +103,34 @@ describe('SqliteCheckpointer', () => {
       await until(() => pragmas.length === 2);
       expect(pragmas[1]).toBe(`wal_autocheckpoint = ${SQLITE_DEFAULT_CHECKPOINT_PAGES}`);
       expect(service.current).toBeNull();
+    } finally {
+      await service.onApplicationShutdown();
+    }
+  });
+
+  it('leaves a connection the app has already closed alone when the thread fails', async () => {
+    const file = join(directory, 'closed.sqlite');
+    writeFileSync(`${file}-wal`, '');
+    truncateSync(`${file}-wal`, BACKGROUND_CHECKPOINT_BYTES);
+    const pragmas: string[] = [];
+    const connection = {
+      open: true,
+      pragma(sql: string) {
+        if (!this.open) throw new TypeError('The database connection is not open');
+        pragmas.push(sql);
+      },
+    };
+    const dataSource = {
+      options: { type: 'better-sqlite3', database: file },
+      isInitialized: true,
+      driver: { databaseConnection: connection },
+    } as unknown as DataSource;
+    const service = new SqliteCheckpointService(dataSource);
+    service.onApplicationBootstrap();
+    connection.open = false; // the data source was destroyed before this service's shutdown hook ran
+    try {
+      await until(() => service.current === null);
+      expect(pragmas).toEqual([`wal_autocheckpoint = ${FOREGROUND_CHECKPOINT_PAGES}`]);
     } finally {
       await service.onApplicationShutdown();
     }

@@ -54,6 +54,11 @@ export class SqliteCheckpointer {
   checkpoints = 0;
   checkpointedFrames = 0;
 
+  /** A checkpoint (or the look at the WAL's size before one) is under way. */
+  get running(): boolean {
+    return this.busy;
+  }
+
   constructor(
     private readonly file: string,
     private readonly options: { intervalMs?: number; walBytes?: number; onError?: (message: string) => void } = {},
@@ -69,7 +74,8 @@ export class SqliteCheckpointer {
       const wal = await stat(`${this.file}-wal`).catch(() => null);
       if (wal && wal.size >= (this.options.walBytes ?? BACKGROUND_CHECKPOINT_BYTES)) await this.checkpoint();
     } catch (error) {
-      this.options.onError?.((error as Error).message);
+      // A checkpoint that stop() cut short is no failure: the owner may already have closed its database.
+      if (!this.stopped) this.options.onError?.((error as Error).message);
     } finally {
       this.busy = false;
     }
@@ -96,7 +102,9 @@ export class SqliteCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file: this.file } });
     worker.unref();
-    worker.on('error', (error) => this.options.onError?.(error.message));
+    worker.on('error', (error) => {
+      if (!this.stopped) this.options.onError?.(error.message);
+    });
     worker.on('exit', () => {
       if (this.worker === worker) this.worker = null;
     });
