@@ -10,12 +10,12 @@ function startsWith(path: string): RegExp {
 
 /**
  * Swagger UI and the OpenAPI document (`SwaggerModule.setup` at `/<path>`, `/<path>-json`, `/<path>-yaml`) as one
- * Express layer, in the place where setup would have added its own. Setup adds ten (the UI page at four paths, its
- * init script at two, the LICENSE refusal, the JSON and YAML documents, the UI's static files), all before any
- * controller's route, so every API request was matched against each of them. Here they are registered in the same
- * order on a router of their own, which a request reaches only when its path starts with `/<path>` (case-insensitively,
- * as Express matches routes) and its method is GET or HEAD, the only methods those routes and the static files answer;
- * any other request passes at once, as it passed each of the ten layers before.
+ * Express layer, in the place where setup would have added its own. Setup adds ten (the UI page at three paths, its
+ * init script at two, the LICENSE refusal, the JSON and YAML documents, the UI's static files at two mounts), all
+ * before any controller's route, so every API request was matched against each of them. Here they are registered in
+ * the same order on a router of their own, which a request reaches only when its path starts with `/<path>`
+ * (case-insensitively, as Express matches routes) and its method is GET or HEAD, the only methods those routes and
+ * the static files answer; any other request passes at once, as it passed each of the ten layers before.
  */
 export function setupSwaggerLayer(
   app: NestExpressApplication,
