@@ -7,7 +7,8 @@
  *   4. with `--workers 1`, the detail GET beside a bare NestJS 12 route answering the same JSON (one package's
  *      detail, recorded from the registry), each in its own process, in alternating rounds (`--rounds 3`).
  * Run after `npm run build`: `node dist/bench/registry.js [--seconds 10] [--workers auto|N] [--rounds 3]`.
- * The load generator is wrk when installed (`apt-get install wrk`), else a Node client.
+ * The load generator is wrk when installed (`apt-get install wrk`), else a Node client. `BENCH_CPU_PROF=<dir>` runs
+ * the registry and the bare route under `node --cpu-prof` (summarise with `node tools/cpuprofile-top.mjs <file>`).
  */
 import 'reflect-metadata';
 import { spawn, spawnSync } from 'node:child_process';
@@ -43,6 +44,9 @@ const seconds = Number(argument('--seconds')) || 10;
 /** Registry worker processes (`tb registry --workers`); one per core by default. */
 const workers = argument('--workers') ?? 'auto';
 const rounds = Math.max(1, Number(argument('--rounds')) || 3);
+/** `BENCH_CPU_PROF=<dir>`: both servers of the comparison write their CPU profiles here. */
+const cpuProfileDir = process.env.BENCH_CPU_PROF;
+const cpuProfileArgs = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
 
 const WORDS =
   'cloud sync task queue file watch server client crypto cache config log metric chart graph http socket auth token user theme icon widget table form parse render build deploy backup search index'.split(
@@ -266,9 +270,13 @@ async function serveBareNest(detailFile: string): Promise<void> {
 }
 
 async function startBareNest(detailFile: string): Promise<{ baseUrl: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve-bare-nest', detailFile], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...cpuProfileArgs, fileURLToPath(import.meta.url), '--serve-bare-nest', detailFile],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -339,6 +347,7 @@ async function main(): Promise<void> {
       secret: SECRET,
       workers,
       env: { UPLOAD_MAX_BYTES: String(120 * MIB) },
+      cpuProfileDir,
     });
     try {
       const wrk = await wrkLoad(baseUrl, dataDir);

@@ -23,9 +23,33 @@ export async function startRegistryProcess(options: {
   main?: string;
   /** Whether the registry inherits this process's environment (default true); without it, only PATH. */
   inheritEnv?: boolean;
+  /**
+   * Runs the registry under `node --cpu-prof` writing into this directory. Its profile is written when it exits
+   * of itself, so `stop` then asks with SIGUSR2 (exit 0 at once) instead of SIGTERM (Nest closes the app and raises
+   * the signal again, which ends the process before V8 writes the profile).
+   */
+  cpuProfileDir?: string;
 }): Promise<RegistryProcess> {
   const main = options.main ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'main.js');
-  const args = [main, 'registry', '--port', '0', '--data-dir', options.dataDir, '--workers', options.workers ?? '1'];
+  const profile = options.cpuProfileDir
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${options.cpuProfileDir}`,
+        '--import',
+        'data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))',
+      ]
+    : [];
+  const args = [
+    ...profile,
+    main,
+    'registry',
+    '--port',
+    '0',
+    '--data-dir',
+    options.dataDir,
+    '--workers',
+    options.workers ?? '1',
+  ];
   const child = spawn(process.execPath, args, {
     env: {
       ...(options.inheritEnv === false ? { PATH: process.env.PATH ?? '' } : process.env),
@@ -54,7 +78,7 @@ export async function startRegistryProcess(options: {
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        child.kill(options.cpuProfileDir ? 'SIGUSR2' : 'SIGTERM');
       }),
   };
 }

@@ -1,9 +1,13 @@
 import 'reflect-metadata';
 import { Body, Controller, Get, Module, NotFoundException, Post, type INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Express } from 'express';
 import { IsString } from 'class-validator';
 import { PlatformError } from '../common/errors.js';
 import { Result } from '../modules/app-core/result.js';
 import { createHttpApp, listen, type HttpAppOptions } from './create-http-app.js';
+import { operationIdOf } from '../common/openapi.js';
+import { addAuthSecuritySchemes } from '../auth/openapi.js';
 
 class EchoBody {
   @IsString()
@@ -192,6 +196,73 @@ describe('createHttpApp', () => {
       expect((await fetch(`${base}/_platform/docs-yaml`)).status).toBe(200);
       expect((await call(base, '/api/docs-json')).status).toBe(404);
       expect((await fetch(`${base}/api/docs`)).status).toBe(404);
+    });
+
+    it('adds the docs as one Express layer', async () => {
+      const layers = async (options: Partial<HttpAppOptions>) => {
+        const { app } = await serve(options);
+        apps.push(app);
+        return (app.getHttpAdapter().getInstance() as Express).router.stack.length;
+      };
+      // SwaggerModule.setup adds ten layers, each matched against every API request before its route.
+      expect((await layers({})) - (await layers({ docsPath: false }))).toBe(1);
+    });
+
+    it('answers every docs request as SwaggerModule.setup on the app itself does', async () => {
+      const ours = await start({ apiVersion: '2.3' });
+      // The reference: the same app without docs, then Swagger's own setup where createHttpApp calls it.
+      const app = await createHttpApp(ProbeModule, {
+        title: 'probe',
+        description: 'probe',
+        logger: false,
+        apiVersion: '2.3',
+        docsPath: false,
+      });
+      apps.push(app);
+      const builder = new DocumentBuilder().setTitle('probe').setDescription('probe').setVersion('2.3');
+      const config = addAuthSecuritySchemes(builder, { strategies: ['jwt'] }).build();
+      const document = () => SwaggerModule.createDocument(app, config, { operationIdFactory: operationIdOf });
+      SwaggerModule.setup('api/docs', app, document, {
+        jsonDocumentUrl: 'api/docs-json',
+        yamlDocumentUrl: 'api/docs-yaml',
+      });
+      await app.listen(0, '127.0.0.1');
+      const reference = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+      const answer = async (base: string, method: string, path: string) => {
+        const response = await fetch(`${base}${path}`, { method, redirect: 'manual' });
+        const text = (await response.text()).replace(/"request_id":"[^"]*"/, '');
+        return {
+          status: response.status,
+          type: response.headers.get('content-type'),
+          location: response.headers.get('location'),
+          length: response.headers.get('content-length'),
+          text,
+        };
+      };
+      const paths = [
+        '/api/docs',
+        '/api/docs/',
+        '/api/docs/index.html',
+        '/API/Docs',
+        '/api/docs?x=1',
+        '/api/docs/swagger-ui-init.js',
+        '/api/docs/docs/swagger-ui-init.js',
+        '/api/docs/swagger-ui.css',
+        '/api/docs/docs/swagger-ui.css',
+        '/api/docs/LICENSE',
+        '/api/docs/absent.js',
+        '/api/docs-json',
+        '/Api/Docs-Json',
+        '/api/docs-yaml',
+        '/api/docsx',
+        '/api/doc',
+        '/probe/missing',
+      ];
+      for (const method of ['GET', 'HEAD', 'POST', 'OPTIONS', 'DELETE'])
+        for (const path of paths) {
+          const [mine, theirs] = [await answer(ours, method, path), await answer(reference, method, path)];
+          expect({ method, path, ...mine }).toEqual({ method, path, ...theirs });
+        }
     });
 
     it('serves no docs when docsPath is false', async () => {

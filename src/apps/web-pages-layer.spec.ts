@@ -1,5 +1,6 @@
-import { jest } from '@jest/globals';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { WebPages } from '../common/web-assets.js';
 import { pathsWithoutPages, webPagesLayer } from './web-pages-layer.js';
 
@@ -28,67 +29,84 @@ describe('pathsWithoutPages', () => {
 });
 
 describe('webPagesLayer', () => {
-  const request = (method: string, path: string) => ({ method, path }) as Request;
-  const response = {} as Response;
+  /** An Express app with the layer in front of a route answering "route" for every path. */
+  async function serve(handlers: RequestHandler[]): Promise<{ base: string; close(): Promise<void> }> {
+    const app = express();
+    app.use(webPagesLayer(REGISTRY, handlers));
+    app.use((_request: Request, response: Response) => void response.send('route'));
+    app.use((error: Error, _request: Request, response: Response, _next: NextFunction) => {
+      response.status(500).send(`error: ${error.message}`);
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    return {
+      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
   const recording =
     (calls: string[], name: string, outcome?: unknown): RequestHandler =>
-    (_request, _response, next: NextFunction) => {
+    (_request, response, next: NextFunction) => {
       calls.push(name);
-      if (outcome !== 'answer') next(outcome);
+      if (outcome === 'answer') response.send(name);
+      else next(outcome);
     };
+  const answer = async (base: string, method: string, path: string) => {
+    const response = await fetch(`${base}${path}`, { method });
+    return `${response.status} ${await response.text()}`;
+  };
 
-  it('runs the handlers in order until one answers', () => {
+  it('runs the handlers in order until one answers', async () => {
     const calls: string[] = [];
-    const next = jest.fn();
-    const layer = webPagesLayer(REGISTRY, [
-      recording(calls, 'a'),
-      recording(calls, 'b', 'answer'),
-      recording(calls, 'c'),
-    ]);
-    layer(request('GET', '/packages'), response, next);
-    expect(calls).toEqual(['a', 'b']);
-    expect(next).not.toHaveBeenCalled();
+    const served = await serve([recording(calls, 'a'), recording(calls, 'b', 'answer'), recording(calls, 'c')]);
+    try {
+      expect(await answer(served.base, 'GET', '/packages')).toBe('200 b');
+      expect(calls).toEqual(['a', 'b']);
+    } finally {
+      await served.close();
+    }
   });
 
-  it('goes on to the routes when no handler answers', () => {
+  it('goes on to the routes when no handler answers', async () => {
     const calls: string[] = [];
-    const next = jest.fn();
-    webPagesLayer(REGISTRY, [recording(calls, 'a'), recording(calls, 'b')])(
-      request('GET', '/packages'),
-      response,
-      next,
-    );
-    expect(calls).toEqual(['a', 'b']);
-    expect(next).toHaveBeenCalledWith();
+    const served = await serve([recording(calls, 'a'), recording(calls, 'b')]);
+    try {
+      expect(await answer(served.base, 'GET', '/packages')).toBe('200 route');
+      expect(calls).toEqual(['a', 'b']);
+    } finally {
+      await served.close();
+    }
   });
 
-  it('passes an error on, passed or thrown, without running the later handlers', () => {
+  it('passes an error on, passed or thrown, without running the later handlers', async () => {
     const calls: string[] = [];
-    const failure = new Error('disk');
-    const next = jest.fn();
-    webPagesLayer(REGISTRY, [recording(calls, 'a', failure), recording(calls, 'b')])(
-      request('GET', '/'),
-      response,
-      next,
-    );
-    expect(next).toHaveBeenCalledWith(failure);
     const throwing: RequestHandler = () => {
-      throw failure;
+      throw new Error('thrown');
     };
-    const nextAfterThrow = jest.fn();
-    webPagesLayer(REGISTRY, [throwing, recording(calls, 'c')])(request('GET', '/'), response, nextAfterThrow);
-    expect(nextAfterThrow).toHaveBeenCalledWith(failure);
-    expect(calls).toEqual(['a']);
+    const passing = await serve([recording(calls, 'a', new Error('disk')), recording(calls, 'b')]);
+    const thrown = await serve([throwing, recording(calls, 'c')]);
+    try {
+      expect(await answer(passing.base, 'GET', '/')).toBe('500 error: disk');
+      expect(await answer(thrown.base, 'GET', '/')).toBe('500 error: thrown');
+      expect(calls).toEqual(['a']);
+    } finally {
+      await passing.close();
+      await thrown.close();
+    }
   });
 
   it.each([
     ['GET', '/api/v1/packages/cloudm'],
     ['POST', '/packages'],
-  ])('passes %s %s to the routes without running a handler', (method, path) => {
+  ])('passes %s %s to the routes without running a handler', async (method, path) => {
     const calls: string[] = [];
-    const next = jest.fn();
-    webPagesLayer(REGISTRY, [recording(calls, 'a')])(request(method, path), response, next);
-    expect(calls).toEqual([]);
-    expect(next).toHaveBeenCalledWith();
+    const served = await serve([recording(calls, 'a', 'answer')]);
+    try {
+      expect(await answer(served.base, method, path)).toBe('200 route');
+      expect(calls).toEqual([]);
+    } finally {
+      await served.close();
+    }
   });
 });

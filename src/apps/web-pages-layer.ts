@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { SHARED_ASSETS_MOUNT, type WebPages } from '../common/web-assets.js';
 
 /** A path and everything below it: `/api` covers `/api` and `/api/…`, not `/apis`. */
@@ -32,23 +32,16 @@ export function pathsWithoutPages(pages: WebPages[]): (path: string) => boolean 
 /**
  * The handlers of `webPagesMiddleware(pages)` as one middleware layer, which a request no page can answer (an API
  * call, any method but GET and HEAD) passes at once. Express matches every layer in turn on every request: as
- * separate layers (favicon, shared assets, each folder) every API request walked through each of them.
+ * separate layers (favicon, shared assets, each folder) every API request walked through each of them. The others
+ * reach the handlers on an Express router of their own, in order, with Express's own rules (an error passed or
+ * thrown skips the later handlers and goes on to the app's error handling; no handler answering goes on to the routes).
  */
 export function webPagesLayer(pages: WebPages[], handlers: RequestHandler[]): RequestHandler {
   const servesNoPage = pathsWithoutPages(pages);
+  const router = express.Router();
+  for (const handler of handlers) router.use(handler);
   return (request: Request, response: Response, next: NextFunction) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || servesNoPage(request.path)) return next();
-    let index = 0;
-    const step = (error?: unknown): void => {
-      if (error !== undefined && error !== null) return next(error);
-      if (index === handlers.length) return next();
-      // As Express does for a layer: a handler that throws passes its error on.
-      try {
-        void handlers[index++](request, response, step);
-      } catch (thrown) {
-        next(thrown);
-      }
-    };
-    step();
+    router(request, response, next);
   };
 }

@@ -15,6 +15,11 @@ export interface CounterHit {
 export interface CounterStore {
   readonly driver: 'memory' | 'redis';
   increment(key: string, windowMs: number): Promise<CounterHit>;
+  /**
+   * `increment` answered at once, by a store that counts in this process (memory): a caller on a hot path (the
+   * rate-limit guard on every request) then needs no promise. Absent from stores that count elsewhere.
+   */
+  incrementNow?(key: string, windowMs: number): CounterHit;
   /** The count in the key's current window without adding a hit; 0 when no window runs (session denylist). */
   peek(key: string): Promise<number>;
   reset(key: string): Promise<void>;
@@ -26,6 +31,10 @@ export class MemoryCounterStore implements CounterStore {
   private lastSweep = Date.now();
 
   async increment(key: string, windowMs: number): Promise<CounterHit> {
+    return this.incrementNow(key, windowMs);
+  }
+
+  incrementNow(key: string, windowMs: number): CounterHit {
     const now = Date.now();
     this.sweep(now);
     let window = this.windows.get(key);
