@@ -47,7 +47,7 @@ function readText(message: IncomingMessage): Promise<string> {
     const chunks: Buffer[] = [];
     message.on('data', (chunk: Buffer) => chunks.push(chunk));
     message.once('end', () => resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
-    message.once('error', reject);
+    message.on('error', reject);
     message.once('close', () => {
       if (!message.readableEnded) {
         reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
