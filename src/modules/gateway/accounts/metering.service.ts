@@ -77,9 +77,9 @@ function paymentRequired(withMaxTokens: boolean): PlatformError {
  * only while the available balance (balance − open holds) covers the hold, so parallel calls in any number of
  * gateway processes cannot spend the same money; the runtime is then told to generate no more than the hold pays
  * for. Once the call is answered, the hold is closed by a `charge` row of the exact cost from the runtime's token
- * counts (or a `release` row when the call failed) with the usage row. That write is off the response path: it
- * starts as soon as the response is on its way, and settlements that arrive while one is being written go
- * together in the next transaction. A user's next call in this process waits for that user's settlements still
+ * counts (or a `release` row when the call failed) with the usage row. That write is off the response path: the
+ * user's next call in this process writes it in its hold's transaction when it comes within SETTLE_DELAY_MS, else
+ * it is written then with every settlement queued meanwhile. A user's next call waits for that user's settlements
  * being written (and only then), so it never sees a balance a finished call has not settled. Every read of
  * balances or usage in this process first waits for the queue (`flush`), and a graceful shutdown writes it before
  * the database closes. Subscribers and the admin are metered but not charged.
