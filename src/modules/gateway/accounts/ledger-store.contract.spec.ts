@@ -262,6 +262,69 @@ describe.each(engines())('ledger store ($name)', (engine) => {
       [502, false, 0],
     ]);
   });
+
+  it('settles and then holds in one transaction: the hold reads the settled balance, the settlement stays when it is refused', async () => {
+    const id = await user(10_000);
+    expect(await store.hold(row(id, 'hold', 0, 6_000), 6_000)).toBe(true);
+    const settlement = (cost: number) => {
+      const usageId = randomUUID();
+      return {
+        users: [{ userId: id, amountMicros: -cost, heldMicros: -6_000 }],
+        rows: [{ ...row(id, 'charge', -cost, -6_000), usageId }],
+        usage: [
+          {
+            id: usageId,
+            userId: id,
+            keyId: null,
+            endpoint: 'chat.completions',
+            model: 'llama3.2',
+            promptTokens: 3,
+            completionTokens: 4,
+            costMicros: cost,
+            latencyMs: 5,
+            status: 200,
+            billed: true,
+            createdAt: new Date(),
+          },
+        ],
+      };
+    };
+    // 4,000 available before the settlement, 9,000 after it: the hold of 6,000 fits only the settled balance.
+    expect(await store.settleThenHold(settlement(1_000), row(id, 'hold', 0, 6_000), 6_000)).toBe(true);
+    expect(await ledger(id)).toEqual({ balanceMicros: 9_000, heldMicros: 6_000, rowsBalance: 9_000, rowsHeld: 6_000 });
+    // Refused (8,000 available after this settlement): the settlement is written all the same, the hold's row not.
+    expect(await store.settleThenHold(settlement(1_000), row(id, 'hold', 0, 8_001), 8_001)).toBe(false);
+    expect(await ledger(id)).toEqual({ balanceMicros: 8_000, heldMicros: 0, rowsBalance: 8_000, rowsHeld: 0 });
+    const [usage] = (await dataSource.query('SELECT COUNT(*) AS count FROM gateway_usage WHERE user_id = ?', [
+      id,
+    ])) as Array<{ count: number | string }>;
+    expect(Number(usage.count)).toBe(2);
+  });
+
+  it('writes nothing of a settlement and its hold when either fails', async () => {
+    const id = await user(10_000);
+    const first = row(id, 'hold', 0, 2_000);
+    expect(await store.hold(first, 2_000)).toBe(true);
+    const batch = {
+      users: [{ userId: id, amountMicros: -500, heldMicros: -2_000 }],
+      rows: [row(id, 'charge', -500, -2_000)],
+      usage: [],
+    };
+    // The hold's row reuses an id: its INSERT fails after the settlement's statements ran.
+    const failure = await store.settleThenHold(batch, { ...row(id, 'hold', 0, 1_000), id: first.id }, 1_000).then(
+      () => null,
+      (error: unknown) => error as { message?: string },
+    );
+    expect(failure?.message).toMatch(/duplicate|unique/i);
+    expect(await ledger(id)).toEqual({
+      balanceMicros: 10_000,
+      heldMicros: 2_000,
+      rowsBalance: 10_000,
+      rowsHeld: 2_000,
+    });
+    expect(await store.settleThenHold(batch, row(id, 'hold', 0, 1_000), 1_000)).toBe(true);
+    expect(await ledger(id)).toEqual({ balanceMicros: 9_500, heldMicros: 1_000, rowsBalance: 9_500, rowsHeld: 1_000 });
+  });
 });
 
 describe('ledgerPoolOptions', () => {
@@ -299,7 +362,7 @@ const mysqlUrl = process.env.TEST_MYSQL_URL;
     await engine.dispose();
   });
 
-  it('takes a hold, refuses one and tops up in one round trip each, all on the ledger pool', async () => {
+  it('takes a hold, refuses one, tops up and settles then holds in one round trip each, all on the ledger pool', async () => {
     const { pool, sent } = countingPool(dataSource, 2);
     const store = ledgerStoreFor(dataSource, { mysqlPool: pool });
     try {
@@ -315,15 +378,22 @@ const mysqlUrl = process.env.TEST_MYSQL_URL;
         expect(await store.hold(row(id, 'hold', 0, 2_000), 2_000)).toBe(true);
         expect(await store.hold(row(id, 'hold', 0, 2_000), 2_000)).toBe(false);
         expect(await store.holdIfAvailable(row(id, 'hold', 0, 500), 1_000)).toBe(true);
+        // A queued settlement folded into the next hold: still one round trip.
+        const settled = {
+          users: [{ userId: id, amountMicros: -100, heldMicros: -500 }],
+          rows: [row(id, 'charge', -100, -500)],
+          usage: [],
+        };
+        expect(await store.settleThenHold(settled, row(id, 'hold', 0, 400), 400)).toBe(true);
         expect(query).not.toHaveBeenCalled();
         expect(runner).not.toHaveBeenCalled();
       } finally {
         query.mockRestore();
         runner.mockRestore();
       }
-      expect(sent).toHaveLength(4);
+      expect(sent).toHaveLength(5);
       for (const text of sent) expect(text).toMatch(/^START TRANSACTION; UPDATE gateway_users .*; COMMIT$/);
-      expect(await store.funds(id)).toEqual({ balanceMicros: 3_000, heldMicros: 2_500 });
+      expect(await store.funds(id)).toEqual({ balanceMicros: 2_900, heldMicros: 2_400 });
     } finally {
       await store.close();
     }

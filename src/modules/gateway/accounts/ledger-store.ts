@@ -65,6 +65,12 @@ export interface LedgerStore {
   /** Sets the balance to `target`, recording the difference as the row `makeRow(delta)`; returns the delta, or null (no user). */
   set(userId: string, target: number, makeRow: (delta: number) => LedgerRow): Promise<number | null>;
   settle(batch: SettlementBatch): Promise<void>;
+  /**
+   * Writes `batch` and then opens the hold `row` as {@link hold} does, in one transaction (one round trip on
+   * MySQL): the settlement is written whether or not the hold is taken, and the hold's condition reads the balance
+   * the settlement left. Nothing of either is written when it fails.
+   */
+  settleThenHold(batch: SettlementBatch, row: LedgerRow, atLeast: number): Promise<boolean>;
   /** Closes what the store opened itself (MySQL: its pool); call it after the last change, before the data source closes. */
   close(): Promise<void>;
 }
@@ -155,6 +161,7 @@ interface SqliteTransactions {
   database: SqliteDatabase;
   conditional: (sql: string, parameters: unknown[], row: LedgerRow) => boolean;
   settle: (batch: SettlementBatch) => void;
+  settleThenHold: (batch: SettlementBatch, atLeast: number, row: LedgerRow) => boolean;
 }
 
 class SqliteLedgerStore implements LedgerStore {
@@ -179,14 +186,14 @@ class SqliteLedgerStore implements LedgerStore {
           return true;
         }),
         settle: database.transaction((batch: SettlementBatch) => {
-          for (const user of batch.users) this.statement(SETTLE).run(user.amountMicros, user.heldMicros, user.userId);
-          // Statements of one size are reused: the batch is written in slices of at most this many rows.
-          for (let start = 0; start < batch.rows.length; start += 50)
-            this.insertLedger(batch.rows.slice(start, start + 50));
-          for (let start = 0; start < batch.usage.length; start += 50) {
-            const slice = batch.usage.slice(start, start + 50);
-            this.statement(insertUsageSql(slice.length)).run(...slice.flatMap((row) => usageValues(row, sqliteDate)));
-          }
+          this.settleUsers(batch);
+          this.insertSettlementRows(batch, null);
+        }),
+        settleThenHold: database.transaction((batch: SettlementBatch, atLeast: number, row: LedgerRow) => {
+          this.settleUsers(batch);
+          const held = this.statement(HOLD).run(row.heldMicros, row.userId, atLeast).changes === 1;
+          this.insertSettlementRows(batch, held ? row : null);
+          return held;
         }),
       };
     }
@@ -206,6 +213,21 @@ class SqliteLedgerStore implements LedgerStore {
       this.statements.set(sql, statement);
     }
     return statement;
+  }
+
+  private settleUsers(batch: SettlementBatch): void {
+    for (const user of batch.users) this.statement(SETTLE).run(user.amountMicros, user.heldMicros, user.userId);
+  }
+
+  /** A settlement's rows, with the row of a hold `opened` in the same transaction (its UPDATE already run). */
+  private insertSettlementRows(batch: SettlementBatch, opened: LedgerRow | null): void {
+    const rows = opened ? [...batch.rows, opened] : batch.rows;
+    // Statements of one size are reused: the batch is written in slices of at most this many rows.
+    for (let start = 0; start < rows.length; start += 50) this.insertLedger(rows.slice(start, start + 50));
+    for (let start = 0; start < batch.usage.length; start += 50) {
+      const slice = batch.usage.slice(start, start + 50);
+      this.statement(insertUsageSql(slice.length)).run(...slice.flatMap((row) => usageValues(row, sqliteDate)));
+    }
   }
 
   private insertLedger(rows: LedgerRow[]): void {
@@ -254,6 +276,10 @@ class SqliteLedgerStore implements LedgerStore {
 
   settle(batch: SettlementBatch): Promise<void> {
     return promised(() => this.transactions.settle(batch));
+  }
+
+  settleThenHold(batch: SettlementBatch, row: LedgerRow, atLeast: number): Promise<boolean> {
+    return promised(() => this.transactions.settleThenHold(batch, atLeast, row));
   }
 
   /** The connection is the data source's. */
@@ -317,9 +343,14 @@ export function ledgerPoolOptions(options: DataSourceOptions): PoolOptions {
  * so a hold of 0 on a matching user counts as changed, as on SQLite).
  */
 function conditionalBatch(update: string): string {
-  return `START TRANSACTION; ${update}; INSERT INTO gateway_transactions ${LEDGER_COLUMNS} SELECT ${Array.from({ length: 8 }, () => '?').join(', ')} FROM DUAL WHERE ROW_COUNT() = 1; COMMIT`;
+  return `START TRANSACTION; ${conditionalChange(update)}`;
+}
+/** The batch after its START TRANSACTION: the UPDATE, the conditional INSERT, COMMIT. */
+function conditionalChange(update: string): string {
+  return `${update}; INSERT INTO gateway_transactions ${LEDGER_COLUMNS} SELECT ${Array.from({ length: 8 }, () => '?').join(', ')} FROM DUAL WHERE ROW_COUNT() = 1; COMMIT`;
 }
 const HOLD_BATCH = conditionalBatch(HOLD);
+const HOLD_CHANGE = conditionalChange(HOLD);
 const HOLD_IF_AVAILABLE_BATCH = conditionalBatch(HOLD_IF_AVAILABLE);
 const TOP_UP_BATCH = conditionalBatch(TOP_UP);
 
@@ -373,14 +404,17 @@ class MysqlLedgerStore implements LedgerStore {
   }
 
   /** Sends a conditional batch; true when its UPDATE changed the user (and so its row was written). */
-  private async conditional(batch: string, parameters: unknown[], row: LedgerRow): Promise<boolean> {
+  private conditional(batch: string, parameters: unknown[], row: LedgerRow): Promise<boolean> {
+    // Results per statement: START TRANSACTION, UPDATE, INSERT, COMMIT.
+    return this.sendBatch(batch, [...parameters, ...ledgerValues(row, (date) => date)], 1);
+  }
+
+  /** Sends a batch that ends in a conditional change; true when the UPDATE at `updateAt` changed the user. */
+  private async sendBatch(batch: string, parameters: unknown[], updateAt: number): Promise<boolean> {
     const connection = await this.pool.getConnection();
     let results: ResultSetHeader[];
     try {
-      [results] = (await connection.query(batch, [...parameters, ...ledgerValues(row, (date) => date)])) as [
-        ResultSetHeader[],
-        unknown,
-      ];
+      [results] = (await connection.query(batch, parameters)) as [ResultSetHeader[], unknown];
     } catch (error) {
       // The server stops a batch at its first failing statement, so the transaction may still be open with the
       // UPDATE in it: roll it back before the connection serves anyone else (their START TRANSACTION would commit
@@ -392,8 +426,7 @@ class MysqlLedgerStore implements LedgerStore {
       throw error;
     }
     connection.release();
-    // Results per statement: START TRANSACTION, UPDATE, INSERT, COMMIT.
-    return results[1].affectedRows === 1;
+    return results[updateAt].affectedRows === 1;
   }
 
   hold(row: LedgerRow, atLeast: number): Promise<boolean> {
@@ -423,6 +456,33 @@ class MysqlLedgerStore implements LedgerStore {
       await this.insertLedger(runner, [makeRow(target - current)]);
       return target - current;
     });
+  }
+
+  /**
+   * One batch on the ledger's pool: START TRANSACTION, the settlement's UPDATEs and INSERTs, the hold's UPDATE and
+   * conditional INSERT, COMMIT.
+   */
+  settleThenHold(batch: SettlementBatch, row: LedgerRow, atLeast: number): Promise<boolean> {
+    const statements = ['START TRANSACTION'];
+    const parameters: unknown[] = [];
+    for (const user of batch.users) {
+      statements.push(SETTLE);
+      parameters.push(user.amountMicros, user.heldMicros, user.userId);
+    }
+    if (batch.rows.length > 0) {
+      statements.push(
+        `INSERT INTO gateway_transactions ${LEDGER_COLUMNS} VALUES ${placeholders(batch.rows.length, 8)}`,
+      );
+      for (const entry of batch.rows) parameters.push(...ledgerValues(entry, (date) => date));
+    }
+    if (batch.usage.length > 0) {
+      statements.push(`INSERT INTO gateway_usage ${USAGE_COLUMNS} VALUES ${placeholders(batch.usage.length, 12)}`);
+      for (const entry of batch.usage) parameters.push(...usageValues(entry, (date) => date));
+    }
+    const updateAt = statements.length;
+    statements.push(HOLD_CHANGE);
+    parameters.push(row.heldMicros, row.userId, atLeast, ...ledgerValues(row, (date) => date));
+    return this.sendBatch(statements.join('; '), parameters, updateAt);
   }
 
   async settle(batch: SettlementBatch): Promise<void> {

@@ -6,7 +6,13 @@ import { PlatformError } from '../../../common/errors.js';
 import { GatewayUsageEntity } from '../entities/gateway-usage.entity.js';
 import type { GatewayCaller } from '../gateway-caller.js';
 import { GatewaySettingsService } from '../gateway-settings.service.js';
-import { ledgerStoreFor, type LedgerRow, type LedgerStore, type UsageRow } from './ledger-store.js';
+import {
+  ledgerStoreFor,
+  type LedgerRow,
+  type LedgerStore,
+  type SettlementBatch,
+  type UsageRow,
+} from './ledger-store.js';
 import { affordableCompletionTokens, costMicros, fromMicros, type TokenPrice } from './money.js';
 import { usageByDay } from './usage-by-day.js';
 
@@ -44,6 +50,13 @@ interface Settlement {
 /** At most this many settlements are written in one database transaction. */
 const FLUSH_BATCH = 200;
 
+/**
+ * How long a settlement waits for its user's next call, which writes it in its hold's transaction, before it is
+ * written on its own (with the others that arrived meanwhile). Not in the moments after the response, when the
+ * client reads it.
+ */
+export const SETTLE_DELAY_MS = 5;
+
 /** Settlements are grouped by this name of a model: `m` and `m:latest` are one model. */
 export function modelKey(model: string): string {
   return model.replace(/:latest$/, '');
@@ -64,9 +77,9 @@ function paymentRequired(withMaxTokens: boolean): PlatformError {
  * only while the available balance (balance − open holds) covers the hold, so parallel calls in any number of
  * gateway processes cannot spend the same money; the runtime is then told to generate no more than the hold pays
  * for. Once the call is answered, the hold is closed by a `charge` row of the exact cost from the runtime's token
- * counts (or a `release` row when the call failed) with the usage row. That write is off the response path: it
- * starts as soon as the response is on its way, and settlements that arrive while one is being written go
- * together in the next transaction. A user's next call in this process waits for that user's settlements still
+ * counts (or a `release` row when the call failed) with the usage row. That write is off the response path: the
+ * user's next call in this process writes it in its hold's transaction when it comes within SETTLE_DELAY_MS, else
+ * it is written then with every settlement queued meanwhile. A user's next call waits for that user's settlements
  * being written (and only then), so it never sees a balance a finished call has not settled. Every read of
  * balances or usage in this process first waits for the queue (`flush`), and a graceful shutdown writes it before
  * the database closes. Subscribers and the admin are metered but not charged.
@@ -79,7 +92,9 @@ export class MeteringService implements BeforeApplicationShutdown, OnApplication
   /** Users with settlements queued or being written here, and how many. */
   private readonly unsettled = new Map<string, number>();
   private writing: Promise<void> | null = null;
-  private scheduled = false;
+  /** Settlements taken from the queue into a user's hold, until that transaction has ended. */
+  private readonly folding = new Map<string, Promise<unknown>>();
+  private timer: NodeJS.Timeout | null = null;
   private closing = false;
 
   constructor(
@@ -114,13 +129,12 @@ export class MeteringService implements BeforeApplicationShutdown, OnApplication
     let heldMicros = 0;
     let completionLimit: number | null = null;
     if (charged) {
-      if (this.unsettled.has(userId)) await this.flush();
       const prompt = call.promptTokensEstimate;
       const wanted = call.maxCompletionTokens ?? this.gateway.settings.reserve_tokens;
       heldMicros = costMicros(price, prompt, wanted);
       completionLimit = wanted;
       // At least one micro-unit available: a free call still needs a balance that is not used up.
-      if (!(await this.ledger.hold(this.holdRow(userId, heldMicros, call), Math.max(heldMicros, 1)))) {
+      if (!(await this.holdSettled(this.holdRow(userId, heldMicros, call), Math.max(heldMicros, 1)))) {
         if (call.maxCompletionTokens !== undefined) throw paymentRequired(call.maxCompletionTokens > 0);
         ({ heldMicros, completionLimit } = await this.holdWhatIsLeft(userId, price, call, wanted));
       }
@@ -136,6 +150,49 @@ export class MeteringService implements BeforeApplicationShutdown, OnApplication
       startedAt: Date.now(),
       finished: false,
     };
+  }
+
+  /**
+   * Takes a hold on the balance the user's finished calls left: their settlements still queued here are written
+   * in the hold's own transaction (one round trip), and one already being written is waited for first.
+   */
+  private async holdSettled(row: LedgerRow, atLeast: number): Promise<boolean> {
+    const userId = row.userId;
+    // A write in progress, or another call's hold of this user, may be writing some of this user's settlements.
+    for (let busy = this.busyFor(userId); busy; busy = this.busyFor(userId)) await busy;
+    const mine: Settlement[] = [];
+    if (this.unsettled.has(userId)) {
+      const others: Settlement[] = [];
+      for (const settlement of this.pending) (settlement.closing?.userId === userId ? mine : others).push(settlement);
+      this.pending = others;
+    }
+    if (mine.length === 0) return this.ledger.hold(row, atLeast);
+    const folded = this.foldInto(mine, row, atLeast);
+    const done: Promise<unknown> = folded
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.folding.get(userId) === done) this.folding.delete(userId);
+      });
+    this.folding.set(userId, done);
+    return folded;
+  }
+
+  private busyFor(userId: string): Promise<unknown> | null {
+    return this.unsettled.has(userId) ? (this.writing ?? this.folding.get(userId) ?? null) : null;
+  }
+
+  /** `mine` and the hold in one transaction; when that fails, `mine` on its own (tried twice, logged), then the hold. */
+  private async foldInto(mine: Settlement[], row: LedgerRow, atLeast: number): Promise<boolean> {
+    try {
+      const held = await this.ledger.settleThenHold(this.batchOf(mine), row, atLeast);
+      this.settled(mine);
+      return held;
+    } catch {
+      // Nothing of it was written.
+      while (this.writing) await this.writing;
+      await this.writeBatch(mine);
+      return this.ledger.hold(row, atLeast);
+    }
   }
 
   /** The reserve cut to the available balance: read it, then hold exactly that while it is unchanged. */
@@ -217,33 +274,50 @@ export class MeteringService implements BeforeApplicationShutdown, OnApplication
     if (closing) this.unsettled.set(closing.userId, (this.unsettled.get(closing.userId) ?? 0) + 1);
     if (this.closing || this.pending.length >= FLUSH_BATCH) {
       await this.flush();
-    } else if (!this.scheduled) {
-      // After the current turn: the response is handed to the socket first, then the settlement is written.
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
+    } else {
+      // Written with the user's next hold when that comes first, else on its own after SETTLE_DELAY_MS.
+      this.timer ??= setTimeout(() => {
+        this.timer = null;
         void this.flush();
-      });
+      }, SETTLE_DELAY_MS);
     }
   }
 
   /** Writes every settlement queued so far; resolves once they are in the database (or logged as failed). */
   async flush(): Promise<void> {
-    while (this.pending.length > 0 || this.writing) {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    while (this.pending.length > 0 || this.writing || this.folding.size > 0) {
       if (this.writing) {
         await this.writing;
         continue;
       }
-      const batch = this.pending.splice(0, FLUSH_BATCH);
-      this.writing = this.write(batch).finally(() => {
-        this.writing = null;
-        for (const { closing } of batch) {
-          if (!closing) continue;
-          const left = (this.unsettled.get(closing.userId) ?? 1) - 1;
-          if (left > 0) this.unsettled.set(closing.userId, left);
-          else this.unsettled.delete(closing.userId);
-        }
-      });
+      if (this.pending.length === 0) {
+        await Promise.all(this.folding.values());
+        continue;
+      }
+      void this.writeBatch(this.pending.splice(0, FLUSH_BATCH));
+    }
+  }
+
+  /** Writes `batch` as the one write in progress; resolves once it is written (or logged as failed). */
+  private writeBatch(batch: Settlement[]): Promise<void> {
+    this.writing = this.write(batch).finally(() => {
+      this.writing = null;
+      this.settled(batch);
+    });
+    return this.writing;
+  }
+
+  /** The users of `batch` have these settlements behind them. */
+  private settled(batch: Settlement[]): void {
+    for (const { closing } of batch) {
+      if (!closing) continue;
+      const left = (this.unsettled.get(closing.userId) ?? 1) - 1;
+      if (left > 0) this.unsettled.set(closing.userId, left);
+      else this.unsettled.delete(closing.userId);
     }
   }
 
@@ -259,21 +333,7 @@ export class MeteringService implements BeforeApplicationShutdown, OnApplication
 
   /** One transaction per batch: a balance and holds UPDATE per user, then the ledger and usage rows. */
   private async write(batch: Settlement[]): Promise<void> {
-    const users = new Map<string, { userId: string; amountMicros: number; heldMicros: number }>();
-    for (const { closing } of batch) {
-      if (!closing) continue;
-      const user = users.get(closing.userId) ?? { userId: closing.userId, amountMicros: 0, heldMicros: 0 };
-      user.amountMicros += closing.amountMicros;
-      user.heldMicros += closing.heldMicros;
-      users.set(closing.userId, user);
-    }
-    const settlement = {
-      users: [...users.values()]
-        .filter((user) => user.amountMicros !== 0 || user.heldMicros !== 0)
-        .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0)),
-      rows: batch.flatMap(({ closing }) => (closing ? [closing] : [])),
-      usage: batch.map(({ usage }) => usage),
-    };
+    const settlement = this.batchOf(batch);
     try {
       // Once more on failure: a lock timeout or deadlock with another writer passes on a second try.
       await this.ledger.settle(settlement).catch(() => this.ledger.settle(settlement));
@@ -286,6 +346,25 @@ export class MeteringService implements BeforeApplicationShutdown, OnApplication
         );
       }
     }
+  }
+
+  /** Per user the sum of their rows (users in id order), the rows, the usage rows. */
+  private batchOf(batch: Settlement[]): SettlementBatch {
+    const users = new Map<string, { userId: string; amountMicros: number; heldMicros: number }>();
+    for (const { closing } of batch) {
+      if (!closing) continue;
+      const user = users.get(closing.userId) ?? { userId: closing.userId, amountMicros: 0, heldMicros: 0 };
+      user.amountMicros += closing.amountMicros;
+      user.heldMicros += closing.heldMicros;
+      users.set(closing.userId, user);
+    }
+    return {
+      users: [...users.values()]
+        .filter((user) => user.amountMicros !== 0 || user.heldMicros !== 0)
+        .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0)),
+      rows: batch.flatMap(({ closing }) => (closing ? [closing] : [])),
+      usage: batch.map(({ usage }) => usage),
+    };
   }
 
   /**

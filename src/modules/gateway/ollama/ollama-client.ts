@@ -1,5 +1,6 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { PlatformError } from '../../../common/errors.js';
 import type {
   OllamaChatRecord,
@@ -27,11 +28,7 @@ const agents = {
 
 function wrap(message: IncomingMessage): RuntimeResponse {
   const status = message.statusCode ?? 0;
-  const text = async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of message) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  };
+  const text = () => readText(message);
   return {
     status,
     ok: status >= 200 && status < 300,
@@ -41,7 +38,24 @@ function wrap(message: IncomingMessage): RuntimeResponse {
   };
 }
 
-/** The runtime answered, but not with JSON: a bad upstream answer (502), not a crash of ours. */
+/**
+ * The whole body as UTF-8, from the stream's events (cheaper than its async iterator for a body read at once);
+ * fails as the iterator does: with the stream's error, or when it closes before its end.
+ */
+function readText(message: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    message.on('data', (chunk: Buffer) => chunks.push(chunk));
+    message.once('end', () => resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
+    message.on('error', reject);
+    message.once('close', () => {
+      if (!message.readableEnded) {
+        reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      }
+    });
+  });
+}
+
 function parseRecord(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -53,13 +67,27 @@ function parseRecord(text: string): unknown {
   }
 }
 
+/** Request options of each URL the client calls (the runtime's base and a fixed path), parsed once. */
+const targets = new Map<string, { options: RequestOptions; https: boolean }>();
+
+function targetOf(url: string): { options: RequestOptions; https: boolean } {
+  let target = targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    // The runtime's fixed paths under one or two base URLs; a bound keeps a changing setting from growing it.
+    if (targets.size >= 256) targets.clear();
+    target = { options: urlToHttpOptions(parsed), https: parsed.protocol === 'https:' };
+    targets.set(url, target);
+  }
+  return target;
+}
+
 function send(url: string, method: string, body: string | undefined, signal?: AbortSignal): Promise<RuntimeResponse> {
   return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const https = target.protocol === 'https:';
+    const { options, https } = targetOf(url);
     const request = (https ? httpsRequest : httpRequest)(
-      target,
       {
+        ...options,
         method,
         agent: https ? agents.https : agents.http,
         signal,
@@ -73,12 +101,6 @@ function send(url: string, method: string, body: string | undefined, signal?: Ab
   });
 }
 
-/**
- * A thin client of Ollama's native API over node:http with keep-alive connections. Its
- * errors are PlatformErrors the gateway can answer with: the runtime's 4xx keep their status and message,
- * its 5xx or an answer that is not the JSON it should be is a 502 (it answered, badly), and only a runtime
- * that cannot be reached is a 503 naming it; never a stack.
- */
 export class OllamaClient {
   constructor(readonly baseUrl: string) {}
 
