@@ -65,14 +65,18 @@ export class WorkerLifecycle {
       this.connections.set(socket, Date.now());
       socket.once('close', () => this.connections.delete(socket));
     });
+    const connections = this.connections;
+    const untrack = (response: ServerResponse) => this.untrack(response);
+    // One listener function for every response (no closure, no `once` wrapper per request): `close` comes once.
+    function onResponseClose(this: ServerResponse): void {
+      const socket = this.req.socket;
+      if (connections.get(socket) === this) connections.set(socket, Date.now());
+      untrack(this);
+    }
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-      const socket = request.socket;
-      this.connections.set(socket, response);
+      connections.set(request.socket, response);
       if (this.draining) response.setHeader('Connection', 'close');
-      response.once('close', () => {
-        if (this.connections.get(socket) === response) this.connections.set(socket, Date.now());
-        this.untrack(response);
-      });
+      response.on('close', onResponseClose);
     });
   }
 
