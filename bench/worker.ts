@@ -8,11 +8,13 @@
  * bench mod placed in MODS_DIR; bare Nest is this script in `--serve-bare-nest` mode (NestFactory.create, one
  * controller, no logger). The load generator is wrk when installed (`apt-get install wrk`), else a Node client.
  *
- * Run after `npm run build`: `node dist/bench/worker.js [--seconds 10] [--connections 50] [--rounds 3]`.
+ * Run after `npm run build`: `node dist/bench/worker.js [--seconds 10] [--connections 50] [--rounds 3]`. Besides req/s
+ * it prints each server's CPU time per 1,000 requests (from /proc), steadier than req/s on a shared machine.
  * The WebSocket part (echo messages/s with 1,000 connections) is bench/ws-worker.ts.
  */
 import 'reflect-metadata';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -127,18 +129,43 @@ interface LoadFigures {
   p99: number;
   errors: number;
   client: string;
+  /** The server's CPU time (user + system, all its threads) per 1,000 answered requests. */
+  cpuMsPer1000: number;
 }
 
-function wrkLoad(url: string): LoadFigures | null {
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/**
+ * CPU time a process has used, in ms (NaN where /proc is missing). Per request it is steadier than req/s on a shared
+ * machine: other processes' load slows a server's rounds but hardly changes the CPU each request costs it.
+ */
+function cpuMsOf(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  let stat = '';
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return Number.NaN;
+  }
+  const fields = stat.split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+type Measured = Omit<LoadFigures, 'cpuMsPer1000'>;
+
+/** `warmedUp` is called between the warm-up and the measured run. */
+function wrkLoad(url: string, warmedUp: () => void): Measured | null {
   if (!wrkInstalled()) return null;
   const run = (duration: number) =>
     spawnSync('wrk', ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', url], { encoding: 'utf8' }).stdout;
   run(2);
+  warmedUp();
   const { requests, rps, p50, p99, non2xx } = parseWrkOutput(run(seconds));
   return { requests, rps, p50, p99, errors: non2xx, client: `wrk -t2 -c${connections}` };
 }
 
-async function nodeLoad(url: string): Promise<LoadFigures> {
+async function nodeLoad(url: string, warmedUp: () => void): Promise<Measured> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
   let errors = 0;
@@ -155,6 +182,7 @@ async function nodeLoad(url: string): Promise<LoadFigures> {
         .on('error', () => resolve(-1));
     });
   await Promise.all(Array.from({ length: 500 }, get));
+  warmedUp();
   const deadline = Date.now() + seconds * 1000;
   const started = Date.now();
   await Promise.all(
@@ -175,10 +203,14 @@ async function nodeLoad(url: string): Promise<LoadFigures> {
   };
 }
 
-async function measure(url: string): Promise<LoadFigures> {
+async function measure(url: string, server: ChildProcess): Promise<LoadFigures> {
   const probe = await fetch(url);
   if (probe.status !== 200) throw new Error(`${url} answered ${probe.status}: ${await probe.text()}`);
-  return wrkLoad(url) ?? (await nodeLoad(url));
+  let cpuBefore = Number.NaN;
+  const warmedUp = () => (cpuBefore = cpuMsOf(server.pid));
+  const figures = wrkLoad(url, warmedUp) ?? (await nodeLoad(url, warmedUp));
+  const cpuMs = cpuMsOf(server.pid) - cpuBefore;
+  return { ...figures, cpuMsPer1000: (cpuMs * 1000) / figures.requests };
 }
 
 function median(values: number[]): number {
@@ -214,24 +246,29 @@ async function main(): Promise<void> {
     const bareRuns: LoadFigures[] = [];
     const workerRuns: LoadFigures[] = [];
     for (let round = 0; round < rounds; round += 1) {
-      bareRuns.push(await measure(`${bare.baseUrl}${PATH_BARE}`));
-      workerRuns.push(await measure(`${worker.baseUrl}${PATH_WORKER}`));
+      bareRuns.push(await measure(`${bare.baseUrl}${PATH_BARE}`, bare.child));
+      workerRuns.push(await measure(`${worker.baseUrl}${PATH_WORKER}`, worker.child));
     }
     const bareFigures = medianRun(bareRuns);
     const workerFigures = medianRun(workerRuns);
 
+    const medianCpu = (runs: LoadFigures[]) => median(runs.map((run) => run.cpuMsPer1000));
     const row = (label: string, figures: LoadFigures, runs: LoadFigures[]) =>
-      `| ${label} | ${figures.rps.toFixed(0)} | ${figures.p50.toFixed(2)} | ${figures.p99.toFixed(2)} | ${runs.map((run) => run.rps.toFixed(0)).join(' / ')} | ${figures.errors} |`;
+      `| ${label} | ${figures.rps.toFixed(0)} | ${figures.p50.toFixed(2)} | ${figures.p99.toFixed(2)} | ${runs.map((run) => run.rps.toFixed(0)).join(' / ')} | ${medianCpu(runs).toFixed(0)} (${runs.map((run) => run.cpuMsPer1000.toFixed(0)).join(' / ')}) | ${figures.errors} |`;
     console.log(
       `\nHTTP worker vs bare NestJS — ${rounds} alternating rounds of ${seconds} s, ${bareFigures.client}, one process each (median round shown)\n`,
     );
-    console.log('| Server | req/s | p50 ms | p99 ms | req/s per round | errors |');
-    console.log('|---|---|---|---|---|---|');
+    console.log(
+      '| Server | req/s | p50 ms | p99 ms | req/s per round | server CPU ms per 1,000 requests, median (per round) | errors |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
     console.log(row(`bare NestJS route (GET ${PATH_BARE})`, bareFigures, bareRuns));
     console.log(row(`tb worker http (GET ${PATH_WORKER})`, workerFigures, workerRuns));
     const ratio = workerFigures.rps / bareFigures.rps;
+    const cpuRatio = medianCpu(bareRuns) / medianCpu(workerRuns);
     console.log(
-      `\nworker / bare Nest: ${(ratio * 100).toFixed(1)} % (goal ≥ 90 %) — ${ratio >= 0.9 ? 'met' : 'NOT met'}`,
+      `\nworker / bare Nest: ${(ratio * 100).toFixed(1)} % by req/s (goal ≥ 90 %) — ${ratio >= 0.9 ? 'met' : 'NOT met'}; ` +
+        `${(cpuRatio * 100).toFixed(1)} % by the servers' CPU time per request`,
     );
     // The WebSocket worker's figures (echo messages/s, 1,000 connections): bench/ws-worker.ts.
   } finally {

@@ -13,7 +13,7 @@ import { operationIdOf } from '../common/openapi.js';
 import { requestIdMiddleware } from '../common/request-id.middleware.js';
 import { webPagesMiddleware, type WebPages } from '../common/web-assets.js';
 import { PlatformValidationPipe } from '../common/validation.pipe.js';
-import { setupSwaggerLayer } from './swagger-layer.js';
+import { gateLayers, mayBeDocsRequest } from './gated-layers.js';
 import { webPagesLayer } from './web-pages-layer.js';
 import type { LogConfig } from '../config/config.js';
 import { platformLoggerFor } from '../logging/platform-logger.js';
@@ -83,16 +83,21 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
   app.set('etag', false);
   app.disable('x-powered-by');
   if (options.cors) {
-    const allowed = options.cors.origins;
-    app.enableCors({
-      origin:
-        typeof allowed === 'function'
-          ? (origin: string | undefined, answer: (error: Error | null, allow?: boolean) => void) =>
-              answer(null, origin !== undefined && allowed(origin))
-          : allowed,
-      credentials: options.cors.credentials ?? false,
-      ...(options.cors.maxAgeSeconds !== undefined ? { maxAge: options.cors.maxAgeSeconds } : {}),
-    });
+    const { origins: allowed, credentials, maxAgeSeconds } = options.cors;
+    const enableCors = () =>
+      app.enableCors({
+        origin:
+          typeof allowed === 'function'
+            ? (origin: string | undefined, answer: (error: Error | null, allow?: boolean) => void) =>
+                answer(null, origin !== undefined && allowed(origin))
+            : allowed,
+        credentials: credentials ?? false,
+        ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
+      });
+    // With a rule (a function), the CORS middleware passes a request without Origin on untouched: it never runs for one.
+    // (With a list it still adds `Vary: Origin`.)
+    if (typeof allowed === 'function') gateLayers(app, (request) => request.headers.origin !== undefined, enableCors);
+    else enableCors();
   }
   app.use(requestIdMiddleware);
   app.use(rejectLongUrls);
@@ -123,8 +128,10 @@ export async function createHttpApp(rootModule: unknown, options: HttpAppOptions
     // Built on the first request for the docs (then kept): scanning every route costs each worker's start about
     // 50 ms of CPU, and most workers are never asked for their document.
     const document = () => SwaggerModule.createDocument(app, config, { operationIdFactory: operationIdOf });
-    // One Express layer instead of Swagger's ten, which every API request was matched against (swagger-layer.ts).
-    setupSwaggerLayer(app, path, document, { jsonDocumentUrl: `${path}-json`, yamlDocumentUrl: `${path}-yaml` });
+    // Behind one layer: an API request passes Swagger's ten routes and files with one check of its path.
+    gateLayers(app, mayBeDocsRequest(path), () =>
+      SwaggerModule.setup(path, app, document, { jsonDocumentUrl: `${path}-json`, yamlDocumentUrl: `${path}-yaml` }),
+    );
   }
   return app;
 }

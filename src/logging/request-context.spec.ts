@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { requestIdMiddleware } from '../common/request-id.middleware.js';
+import { requestIdMiddleware, requestIdOf } from '../common/request-id.middleware.js';
 import { contextCaller, currentRequestId, runInRequestContext, runWithContextCaller } from './request-context.js';
 
 function handle(headers: Record<string, string>): Promise<{ seen: string | undefined; echoed: unknown }> {
@@ -23,6 +23,17 @@ describe('request context', () => {
   it('uses the generated id when the caller sent none', async () => {
     const { seen, echoed } = await handle({});
     expect([seen, seen === echoed]).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), true]);
+  });
+
+  it('answers the id of the request the middleware saw, and "unknown" for another', () => {
+    const request = { headers: { 'x-request-id': 'given-1' } } as unknown as Request;
+    const response = { setHeader: () => undefined } as unknown as Response;
+    requestIdMiddleware(request, response, () => undefined);
+    expect([requestIdOf(request), requestIdOf({ headers: {} }), requestIdOf(undefined)]).toEqual([
+      'given-1',
+      'unknown',
+      'unknown',
+    ]);
   });
 
   it('has no request id outside a request', () => {

@@ -5,10 +5,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { HTTP_WORKER_OPTIONS, type HttpWorkerOptions } from './http-worker.options.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
-/** When `track` started counting a response (performance.now()), until its `close`. */
-const TRACKED_SINCE = Symbol('trackedSince');
-type TrackedResponse = ServerResponse & { [TRACKED_SINCE]?: number };
-
 /**
  * The worker's life: requests in flight, open connections, and the drain that SIGTERM starts (`/health` answers
  * 503, every answer carries `Connection: close`, the listener takes no new connections, in-flight requests finish,
@@ -22,6 +18,12 @@ export class WorkerLifecycle {
   /** Whether `watch` follows every response's `close` (then `track` adds no listener of its own). */
   private watching = false;
   private idleWaiters: Array<() => void> = [];
+  /**
+   * Each response `track` counts and when it started (performance.now()), until its `close`. Kept here rather than
+   * as a property of the response: a property added to Node's response object grows its property store (a copy of
+   * every property) on every request.
+   */
+  private readonly tracked = new Map<ServerResponse, number>();
   /** Each open connection: the answer it is busy with, or since when it has been idle (accepted or answered). */
   private readonly connections = new Map<Socket, ServerResponse | number>();
 
@@ -47,7 +49,7 @@ export class WorkerLifecycle {
   readonly track = (request: Request, response: Response, next: NextFunction): void => {
     this.inFlightCount += 1;
     if (request.headers['x-forwarded-for'] !== undefined) this.metrics.recordProxied();
-    (response as TrackedResponse)[TRACKED_SINCE] = performance.now();
+    this.tracked.set(response, performance.now());
     // `close` follows every response, finished or cut off. On a watched server the one `close` listener `watch`
     // adds to every response ends the count too (one listener and no closure per request on the hot path).
     if (!this.watching) response.once('close', () => this.untrack(response));
@@ -65,22 +67,26 @@ export class WorkerLifecycle {
       this.connections.set(socket, Date.now());
       socket.once('close', () => this.connections.delete(socket));
     });
+    const connections = this.connections;
+    const untrack = (response: ServerResponse) => this.untrack(response);
+    // One listener function for every response (no closure, no `once` wrapper per request): `close` comes once.
+    function onResponseClose(this: ServerResponse): void {
+      const socket = this.req.socket;
+      if (connections.get(socket) === this) connections.set(socket, Date.now());
+      untrack(this);
+    }
     server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-      const socket = request.socket;
-      this.connections.set(socket, response);
+      connections.set(request.socket, response);
       if (this.draining) response.setHeader('Connection', 'close');
-      response.once('close', () => {
-        if (this.connections.get(socket) === response) this.connections.set(socket, Date.now());
-        this.untrack(response);
-      });
+      response.on('close', onResponseClose);
     });
   }
 
   /** Ends the count of a response `track` counted (once; nothing for one it never saw, such as a preflight). */
   private untrack(response: ServerResponse): void {
-    const since = (response as TrackedResponse)[TRACKED_SINCE];
+    const since = this.tracked.get(response);
     if (since === undefined) return;
-    (response as TrackedResponse)[TRACKED_SINCE] = undefined;
+    this.tracked.delete(response);
     this.metrics.record(response.writableFinished ? response.statusCode : 499, performance.now() - since);
     this.inFlightCount -= 1;
     if (this.inFlightCount === 0) this.notifyIdle();
