@@ -42,8 +42,11 @@ const UNCHANGED: ExecutionContext = Object.freeze({ requestId: undefined, caller
  *
  * This is `AsyncLocalStorage.run` split in two: `run` sets the store on the current async resource, calls its callback
  * and puts the previous store back, which is what `enterWith` here and `enterWith(previous)` in `restoreContext` do,
- * without the closure per call, `run`'s own `getStore` and its rest-argument `Reflect.apply` (about 300 instructions a
- * call under callgrind, docs/app-core.md).
+ * without the closure per call, `run`'s own `getStore` and its rest-argument `Reflect.apply` (under callgrind `run`
+ * with its closure took about 300 instructions a call, the pair about 160; docs/app-core.md). That equivalence is
+ * Node 20's `AsyncLocalStorage` (this platform's runtime); where it is built on `AsyncContextFrame` (Node 24) the
+ * restore makes a frame with this store put back instead of reinstating the whole prior frame, which differs only
+ * for another storage's `enterWith` made inside the run.
  */
 export function enterContextCaller(caller: object): ExecutionContext | undefined {
   const current = storage.getStore();
