@@ -8,6 +8,14 @@
  *   ln -sfn "$PWD/node_modules" /tmp/appcorebuild/node_modules
  *   echo '{"type":"module"}' > /tmp/appcorebuild/package.json
  *   node /tmp/appcorebuild/bench/app-core.js
+ *
+ * Timings on a shared machine move by 2× between rounds; the steady figure is instructions per call. With
+ * `--calls <local|http|row|kwargs> <n>` the bench only warms up (200,000 calls) and makes n calls of that row, silently,
+ * for callgrind; the difference of two counts divided by the difference of n is the cost of one call:
+ *   for n in 1000000 2000000; do valgrind --tool=callgrind --callgrind-out-file=/dev/null node --no-concurrent-recompilation \
+ *     --single-threaded-gc --hash-seed=1 --random-seed=1 /tmp/appcorebuild/bench/app-core.js --calls local $n 2>&1 | grep Collected; done
+ * (the flags make one build's count repeat run to run; add `--perf-basic-prof` and `--dump-instr=yes` to attribute the
+ * instructions to JIT functions through /tmp/perf-<pid>.map, as in docs/app-core.md).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -60,7 +68,33 @@ async function measureAsync(label: string, calls: number, body: () => Promise<un
   rows.push([label, `${nanoseconds.toFixed(0)} ns/call (${calls.toLocaleString('en')} calls)`]);
 }
 
+/** `--calls <row> <n>`: warm up, then n calls of one row and nothing else (for an instruction count). */
+async function callsOnly(row: string, calls: number): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-app-core-'));
+  try {
+    const registry = new FunctionRegistry({ appId: 'bench', logger: { log: () => undefined, error: () => undefined } });
+    registry.registerInstance(new BenchMod());
+    const runner = new FunctionRunner(registry, { dataDir });
+    const httpCaller = { level: 1, userId: 'bench', transport: 'http' };
+    const bodies: Record<string, () => unknown> = {
+      local: () => runner.runFunction('bench.add', { args: [1, 2], caller: LOCAL_CALLER }),
+      http: () => runner.runFunction('bench.add', { args: [1, 2], caller: httpCaller }),
+      row: () => runner.runFunction('bench.addRaw', { args: [1, 2], caller: LOCAL_CALLER }),
+      kwargs: () => runner.runFunction('bench.add', { kwargs: { first: 1, second: 2 }, caller: LOCAL_CALLER }),
+    };
+    const body = bodies[row];
+    if (body === undefined || !Number.isSafeInteger(calls))
+      throw new Error(`--calls ${Object.keys(bodies).join('|')} <n>`);
+    for (let index = 0; index < 200_000; index++) body();
+    for (let index = 0; index < calls; index++) body();
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  const callsAt = process.argv.indexOf('--calls');
+  if (callsAt !== -1) return callsOnly(process.argv[callsAt + 1] ?? '', Number(process.argv[callsAt + 2]));
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-app-core-'));
   try {
     const registry = new FunctionRegistry({ appId: 'bench', logger: { log: () => undefined, error: () => undefined } });

@@ -1,5 +1,11 @@
 import { ACCESS_LEVEL } from '../../auth/principal.js';
-import { contextCaller, runWithContextCaller } from '../../logging/request-context.js';
+import {
+  contextCaller,
+  enterContextCaller,
+  restoreContext,
+  runWithContextCaller,
+  type ExecutionContext,
+} from '../../logging/request-context.js';
 
 /**
  * How a call reached the runner. Only `local` (the CLI's `tb functions run`, the function test run,
@@ -60,3 +66,15 @@ export function currentCaller(): Caller | undefined {
 export function runAsCaller<T>(caller: Caller, body: () => T): T {
   return runWithContextCaller(caller, body);
 }
+
+/** What `enterCaller` replaced, for `leaveCaller`. */
+export type CallerScope = ExecutionContext | undefined;
+
+/**
+ * Makes `caller` the current caller until `leaveCaller(scope)`, which must follow in a `finally` in the same
+ * synchronous turn: `runAsCaller` without a closure per call (the runner's path).
+ */
+export const enterCaller: (caller: Caller) => CallerScope = enterContextCaller;
+
+/** Ends what `enterCaller` began. */
+export const leaveCaller: (scope: CallerScope) => void = restoreContext;

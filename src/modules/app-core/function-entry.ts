@@ -28,6 +28,11 @@ export interface FunctionEntry {
   /** True when the call needs the level, virtual-mode or state checks (kept off the fast path otherwise). */
   guarded: boolean;
   cache: 'memory' | 'file' | null;
+  /**
+   * Set at registration: positional parameters, no `preCompute`, no cache and no `requestAsKwarg`, so a call without
+   * kwargs passes its `args` as they came (what `bindArguments` returns for it) and the runner skips the binding.
+   */
+  direct: boolean;
 }
 
 /** Raised by `bindArguments` for arguments the function cannot take; the runner turns it into InputError. */
@@ -35,7 +40,17 @@ export class ArgumentError extends Error {
   override name = 'ArgumentError';
 }
 
-const NO_ARGUMENTS: readonly unknown[] = Object.freeze([]);
+/** The arguments of a call given none (shared: a function never sees the array itself). */
+export const NO_ARGUMENTS: readonly unknown[] = Object.freeze([]);
+
+/**
+ * The same text as the string V8 keeps for property names and literals (a property name's string is interned): the
+ * registry's `Map.get` by a literal name such as `'Module.function'` then finds its key by identity instead of comparing
+ * the characters (about 50 instructions a call under callgrind, docs/app-core.md). Any other equal string still finds it.
+ */
+function interned(text: string): string {
+  return Object.keys({ [text]: 0 })[0]!;
+}
 
 export function createFunctionEntry(
   instance: object,
@@ -52,7 +67,7 @@ export function createFunctionEntry(
     throw new Error(`${moduleName}.${options.name}: ignoreCredentials needs level 0 (it runs as an anonymous caller)`);
   const resolved: ResolvedExportOptions = { ...options, modName: moduleName };
   return {
-    key: `${moduleName}.${options.name}`,
+    key: interned(`${moduleName}.${options.name}`),
     module: moduleName,
     functionName: options.name,
     source: `${instance.constructor?.name ?? 'Object'}.${methodName}`,
@@ -69,6 +84,12 @@ export function createFunctionEntry(
     schema: options.schema,
     guarded: options.level !== 0 || options.restrictInVirtualMode || options.state !== null,
     cache: options.memoryCache ? 'memory' : options.fileCache ? 'file' : null,
+    direct:
+      signature.style === 'positional' &&
+      options.preCompute === null &&
+      !options.memoryCache &&
+      !options.fileCache &&
+      !options.requestAsKwarg,
   };
 }
 
@@ -90,7 +111,7 @@ export function bindArguments(
   const positional = args ? args.slice() : [];
   if (kwargs !== undefined) {
     for (const name in kwargs) {
-      const index = entry.parameters.indexOf(name);
+      const index = parameterIndex(entry.parameters, name);
       if (index === -1) throw new ArgumentError(`${entry.key} got an unexpected keyword argument '${name}'`);
       if (index < (args?.length ?? 0))
         throw new ArgumentError(`${entry.key} got multiple values for argument '${name}'`);
@@ -102,6 +123,15 @@ export function bindArguments(
     positional[index === -1 ? Math.max(entry.parameters.length, positional.length) : index] = request;
   }
   return positional;
+}
+
+/**
+ * `parameters.indexOf(name)` as a loop: a function has a few parameters, and the builtin's call cost more than the
+ * comparisons (about 80 instructions a keyword under callgrind, docs/app-core.md).
+ */
+function parameterIndex(parameters: readonly string[], name: string): number {
+  for (let index = 0; index < parameters.length; index++) if (parameters[index] === name) return index;
+  return -1;
 }
 
 function bindObject(

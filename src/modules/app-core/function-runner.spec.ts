@@ -125,6 +125,46 @@ class NestedMod {
   }
 }
 
+/** What a function schedules and what it runs as another caller, seen from inside (the context is entered per run). */
+@Mod('Scheduling')
+class SchedulingMod {
+  /** Settles with what the timer the last `later` call scheduled saw. */
+  scheduled: Promise<{ seen: Caller | undefined; exec_code: number }> | undefined;
+
+  constructor(private readonly app: FunctionRunner) {}
+
+  /** Synchronous: returns at once; its timer calls the admin-only function without a caller. */
+  @Export()
+  later() {
+    this.scheduled = new Promise((resolve) =>
+      setTimeout(() => {
+        const inner = this.app.runFunction('Calc.admins', undefined as never) as Result;
+        resolve({ seen: currentCaller(), exec_code: inner.info.exec_code });
+      }, 1),
+    );
+    return 'scheduled';
+  }
+
+  /** Runs `whoAmI` as `caller`, then reports who it runs as itself. */
+  @Export({ level: -1 })
+  asOther(caller: Caller) {
+    const inner = (this.app.runFunction('Scheduling.whoAmI', { caller }) as Result).get() as Record<string, unknown>;
+    return { inner, after: currentCaller() };
+  }
+
+  /** Who runs it, and what its nested admin-only call without a caller gets. */
+  @Export()
+  whoAmI() {
+    const nested = this.app.runFunction('Calc.admins', undefined as never) as Result;
+    return { seen: currentCaller(), exec_code: nested.info.exec_code };
+  }
+
+  @Export()
+  throws() {
+    throw new Error('thrown inside');
+  }
+}
+
 enum Functions {
   add = 'Calc.add',
 }
@@ -284,6 +324,36 @@ describe('FunctionRunner', () => {
       'ws',
       'admins only',
     ]);
+  });
+
+  it('runs what a synchronous function schedules as its caller, after the run has returned', async () => {
+    const scheduling = new SchedulingMod(runner);
+    registry.registerInstance(scheduling);
+    const anonymous = anonymousCaller('http');
+    expect((runner.runFunction('Scheduling.later', { caller: anonymous }) as Result).get()).toBe('scheduled');
+    expect(currentCaller()).toBeUndefined();
+    const asAnonymous = await scheduling.scheduled;
+    runner.runFunction('Scheduling.later', { caller: admin });
+    const asAdmin = await scheduling.scheduled;
+    expect([asAnonymous, asAdmin]).toEqual([
+      { seen: anonymous, exec_code: 403 },
+      { seen: admin, exec_code: 0 },
+    ]);
+  });
+
+  it('runs a function called as another user inside an admin function as that user only', () => {
+    registry.registerInstance(new SchedulingMod(runner));
+    const result = runner.runFunction('Scheduling.asOther', { args: [member], caller: admin }) as Result;
+    expect(result.get()).toEqual({ inner: { seen: member, exec_code: 403 }, after: admin });
+    expect(currentCaller()).toBeUndefined();
+  });
+
+  it('leaves no caller behind after a function that throws, nor after a refused call', () => {
+    registry.registerInstance(new SchedulingMod(runner));
+    expect((runner.runFunction('Scheduling.throws', { caller: member }) as Result).error).toBe('InternalError');
+    expect(currentCaller()).toBeUndefined();
+    expect((runner.runFunction('Calc.admins', { caller: member }) as Result).info.exec_code).toBe(403);
+    expect(currentCaller()).toBeUndefined();
   });
 
   it('has no current caller outside a run', () => {

@@ -55,16 +55,18 @@ export function dataTypeOf(data: unknown): string {
 }
 
 export class Result<T = unknown> {
-  error: ResultErrorKind;
-  origin: unknown;
-  result: ResultPayload;
-  info: ResultInfo;
+  // Declared, not initialised: the constructor creates the five properties in this order with plain stores, where
+  // class-field initialisers would run a separate initialiser that defines each one before the constructor sets it.
+  declare error: ResultErrorKind;
+  declare origin: unknown;
+  declare result: ResultPayload;
+  declare info: ResultInfo;
   /**
    * Headers the HTTP worker adds to the answer (`Set-Cookie` of a logout); never part of the wire Result,
    * so other transports ignore them. Add them with `withHttpHeader`: until then every Result shares one empty
    * list (most never carry a header, and each call makes a Result).
    */
-  httpHeaders: ReadonlyArray<readonly [string, string]> = NO_HTTP_HEADERS;
+  declare httpHeaders: ReadonlyArray<readonly [string, string]>;
 
   constructor(
     error: ResultErrorKind,
@@ -83,6 +85,7 @@ export class Result<T = unknown> {
       data_type: dataType,
     };
     this.info = { exec_code: execCode, help_text: helpText };
+    this.httpHeaders = NO_HTTP_HEADERS;
   }
 
   /** A successful result carrying `data` (exec_code 0). */
