@@ -35,6 +35,7 @@ export class McpKeysService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpKeys');
   private pendingUsage = new Map<string, { count: number; lastUsedAt: Date }>();
   private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | null = null;
 
   constructor(@InjectRepository(McpKeyEntity) private readonly keys: Repository<McpKeyEntity>) {}
 
@@ -118,9 +119,20 @@ export class McpKeysService implements OnModuleInit, OnApplicationShutdown {
     return { keyName: row.name, permissions: row.permissions.filter(isPermission) };
   }
 
-  /** Writes the batched usage counts; a failure is logged and the counts are kept for the next flush. */
+  /**
+   * Writes the batched usage counts; a failure is logged and the counts are kept for the next flush. A flush already
+   * under way (the timer's) is waited for first, so a listing after it shows every use counted before it began.
+   */
   async flushUsage(): Promise<void> {
+    while (this.flushing) await this.flushing;
     if (this.pendingUsage.size === 0) return;
+    this.flushing = this.writeUsage().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  private async writeUsage(): Promise<void> {
     const batch = this.pendingUsage;
     this.pendingUsage = new Map();
     for (const [name, usage] of batch) {
